@@ -1,0 +1,27 @@
+// `opgen parse`: load a native_functions.yaml (and its tags.yaml) and describe the model as JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/Operators.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::gen {
+
+struct ParseOptions {
+  std::string nativeFunctionsPath;
+  // Defaults to tags.yaml beside the native functions file, when there is one.
+  std::optional<std::string> tagsPath;
+  bool skipNativeFunctionsGen = false;
+};
+
+// Reads the inputs and builds the model; nullopt (with diagnostics) on any error.
+std::optional<model::Operators> loadModel(const ParseOptions& options, support::Diagnostics& diags);
+
+// The model as documented in README.md: native_functions, groups, view_groups, counts, backend_indices.
+std::optional<nlohmann::ordered_json> describeModel(const model::Operators& ops, support::Diagnostics& diags);
+
+}  // namespace opgen::gen

@@ -1,0 +1,103 @@
+// opgen's command line: parses arguments and hands over to a driver in gen/. Nothing else lives here.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gen/Parse.h"
+#include "support/Diagnostics.h"
+
+namespace {
+
+constexpr std::string_view kUsage = R"(opgen: PyTorch operator code generation (torchgen 2.14.1, in C++)
+
+Usage:
+  opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json]
+        Check a native_functions.yaml and print its model as JSON (see README.md).
+        TAGS_YAML defaults to tags.yaml beside the native functions file.
+  opgen --help | -h      This text.
+  opgen --version        The version.
+
+Errors are printed as FILE:LINE:COL: error: MESSAGE; the exit status is 1 on any error and 2 on
+a bad command line.
+)";
+
+int usageError(const std::string& message) {
+  std::cerr << "opgen: " << message << "\nTry 'opgen --help'.\n";
+  return 2;
+}
+
+int reportAndExit(const opgen::support::Diagnostics& diags) {
+  std::cerr << diags.str();
+  return diags.hasErrors() ? 1 : 0;
+}
+
+int runParse(const std::vector<std::string>& args) {
+  opgen::gen::ParseOptions options;
+  std::string outPath;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& into) {
+      if (i + 1 >= args.size()) return false;
+      into = args[++i];
+      return true;
+    };
+    if (a == "--tags") {
+      std::string v;
+      if (!value(v)) return usageError("--tags needs a file");
+      options.tagsPath = v;
+    } else if (a == "-o" || a == "--output") {
+      if (!value(outPath)) return usageError(a + " needs a file");
+    } else if (a == "--skip-autogen") {
+      options.skipNativeFunctionsGen = true;
+    } else if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      return usageError("parse: unknown option '" + a + "'");
+    } else if (options.nativeFunctionsPath.empty()) {
+      options.nativeFunctionsPath = a;
+    } else {
+      return usageError("parse: unexpected argument '" + a + "'");
+    }
+  }
+  if (options.nativeFunctionsPath.empty()) return usageError("parse: missing NATIVE_FUNCTIONS_YAML");
+  opgen::support::Diagnostics diags;
+  auto ops = opgen::gen::loadModel(options, diags);
+  if (!ops) return reportAndExit(diags);
+  auto json = opgen::gen::describeModel(*ops, diags);
+  if (!json) return reportAndExit(diags);
+  std::string text = json->dump(1) + "\n";
+  if (outPath.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (FILE* f = std::fopen(outPath.c_str(), "wb")) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  } else {
+    return usageError("cannot write " + outPath);
+  }
+  return reportAndExit(diags);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string cmd = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::cout << "opgen " << OPGEN_VERSION << " (torchgen 2.14.1 compatible)\n";
+    return 0;
+  }
+  if (cmd == "parse") return runParse(rest);
+  return usageError("unknown command '" + cmd + "'");
+}

@@ -1,0 +1,29 @@
+// torchgen's native_function_generation: the functional and out= variants that an operator family
+// gets automatically (so that every mutable/in-place operator can be grouped and functionalized).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "model/NativeFunction.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::model {
+
+// The backend indices while they are being built: one per dispatch key, in first-use order.
+class BackendIndices {
+ public:
+  // false when the operator already had a kernel for the key.
+  bool add(DispatchKey key, const OperatorName& op, BackendMetadata m);
+  std::vector<BackendIndex> take() { return std::move(indices_); }
+
+ private:
+  std::vector<BackendIndex> indices_;
+};
+
+// Appends the generated functions to `functions` and their kernels to `indices`. In a legacy file
+// (see LoadOptions::Edition), an operator that cannot get an out= variant is a warning, not an error.
+bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunction>>& functions,
+                                 BackendIndices& indices, bool legacy, support::Diagnostics& diags);
+
+}  // namespace opgen::model

@@ -1,0 +1,618 @@
+#include "model/Loader.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "model/Autogen.h"
+#include "support/Strings.h"
+#include "support/Yaml.h"
+
+namespace opgen::model {
+
+using support::Diagnostics;
+using support::ScalarKind;
+using support::SourceLoc;
+
+namespace {
+
+constexpr std::string_view kDefaultKernelNamespace = "at::native";
+
+constexpr std::array<std::string_view, 18> kEntryKeys = {
+    "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits", "precomputed",
+    "device_guard", "device_check", "manual_kernel_registration", "manual_cpp_binding", "python_module",
+    "category_override", "autogen", "tags", "ufunc_inner_loop", "cpp_no_default_args",
+    "use_const_ref_for_mutable_tensors"};
+
+constexpr std::array<std::string_view, 35> kPythonKeywords = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+
+// Operators that predate the reserved-keyword rule (torchgen's exclusion list).
+bool reservedKeywordExcluded(const std::string& op, const std::string& arg) {
+  return arg == "from" && (op == "_has_compatible_shallow_copy_type" || op == "random_.from" || op == "uniform_");
+}
+
+// The dispatch table of one entry, in the order its keys were written.
+using DispatchTable = std::vector<std::pair<DispatchKey, BackendMetadata>>;
+
+// Parses one `- func: ...` entry. Reports the first problem of the entry and gives up on it.
+class EntryParser {
+ public:
+  EntryParser(const YAML::Node& entry, const std::string& path, const std::set<std::string>& validTags,
+              const LoadOptions& options, Diagnostics& diags, std::vector<support::Diagnostic>& lints)
+      : e_(entry), path_(path), validTags_(validTags), options_(options), diags_(diags), lints_(lints) {}
+
+  bool parse(NativeFunction& f, DispatchTable& dispatch);
+
+ private:
+  // Error at a node (or at an offset inside a scalar node), naming the entry.
+  bool fail(const YAML::Node& at, const std::string& message, int offset = 0) {
+    SourceLoc loc = support::locOf(at, path_).shifted(offset);
+    diags_.error(loc, entryName_.empty() ? message : "in '" + entryName_ + "': " + message);
+    return false;
+  }
+
+  // A rule that older files may break: decided later whether it is an error or a warning.
+  void lint(const YAML::Node& at, const std::string& message) {
+    lints_.push_back({support::Severity::Error, support::locOf(at, path_), "in '" + entryName_ + "': " + message});
+  }
+
+  YAML::Node get(std::string_view key) const {
+    for (const auto& kv : e_)
+      if (kv.first.Scalar() == key) return kv.second;
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  bool getBool(std::string_view key, bool def, bool& out) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined()) {
+      out = def;
+      return true;
+    }
+    if (support::scalarKind(n) != ScalarKind::Bool)
+      return fail(n, "'" + std::string(key) + "' must be a bool (True or False), not " + support::describeNode(n));
+    out = support::scalarBool(n);
+    return true;
+  }
+
+  // A string-valued key; absent or null gives nullopt.
+  bool getString(std::string_view key, std::optional<std::string>& out) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
+    if (support::scalarKind(n) != ScalarKind::String)
+      return fail(n, "'" + std::string(key) + "' must be a string, not " + support::describeNode(n));
+    out = n.Scalar();
+    return true;
+  }
+
+  bool checkKeys();
+  bool parseFunc(NativeFunction& f, YAML::Node& funcNode);
+  bool parseVariants(NativeFunction& f);
+  bool parseTags(NativeFunction& f);
+  bool parseDispatch(NativeFunction& f, DispatchTable& dispatch);
+  bool parseUfunc(NativeFunction& f, DispatchTable& dispatch);
+  bool parsePrecomputed(NativeFunction& f);
+  bool parseAutogen(NativeFunction& f);
+  bool checkInvariants(const NativeFunction& f, const YAML::Node& funcNode);
+
+  const YAML::Node& e_;
+  const std::string& path_;
+  const std::set<std::string>& validTags_;
+  const LoadOptions& options_;
+  Diagnostics& diags_;
+  std::vector<support::Diagnostic>& lints_;
+  std::string entryName_;
+};
+
+bool EntryParser::checkKeys() {
+  std::set<std::string> seen;
+  for (const auto& kv : e_) {
+    if (!kv.first.IsScalar()) return fail(kv.first, "keys of an entry must be strings");
+    const std::string& key = kv.first.Scalar();
+    if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
+      return fail(kv.first, "unknown key '" + key + "'");
+    if (!seen.insert(key).second) return fail(kv.first, "duplicate key '" + key + "'");
+  }
+  return true;
+}
+
+bool EntryParser::parseFunc(NativeFunction& f, YAML::Node& funcNode) {
+  funcNode = get("func");
+  if (!funcNode.IsDefined()) return fail(e_, "entry has no 'func' key");
+  if (support::scalarKind(funcNode) != ScalarKind::String)
+    return fail(funcNode, "'func' must be a string, not " + support::describeNode(funcNode));
+  const std::string& text = funcNode.Scalar();
+  f.funcText = text;
+  // At most one level of namespace: "myops::foo(...)".
+  auto parts = support::split(text, "::");
+  std::string_view entity = parts.back();
+  int entityOffset = static_cast<int>(text.size() - entity.size());
+  if (parts.size() > 2)
+    return fail(funcNode, "codegen doesn't support more than 1 level(s) of custom namespace; got '" +
+                              std::string(text.substr(0, text.size() - entity.size() - 2)) + "'");
+  f.explicitNamespace = parts.size() == 2;
+  f.ns = parts.size() == 2 ? std::string(parts[0]) : "aten";
+  entryName_ = std::string(entity.substr(0, entity.find('(')));
+  auto schema = FunctionSchema::parse(entity);
+  if (!schema) return fail(funcNode, schema.error().message, entityOffset + std::max(0, schema.error().offset));
+  f.func = schema.take();
+  entryName_ = f.func.name.str();
+  return true;
+}
+
+bool EntryParser::parseVariants(NativeFunction& f) {
+  YAML::Node n = get("variants");
+  std::string text = "function";
+  if (n.IsDefined()) {
+    if (support::scalarKind(n) != ScalarKind::String)
+      return fail(n, "'variants' must be a string such as 'function, method', not " + support::describeNode(n));
+    text = n.Scalar();
+  }
+  int offset = 0;
+  for (auto v : support::split(text, ", ")) {
+    if (v == "function") f.variants.insert(Variant::Function);
+    else if (v == "method") f.variants.insert(Variant::Method);
+    else return fail(n, "illegal variant '" + std::string(v) + "' (expected 'function' or 'method')", offset);
+    offset += static_cast<int>(v.size()) + 2;
+  }
+  return true;
+}
+
+bool EntryParser::parseTags(NativeFunction& f) {
+  YAML::Node n = get("tags");
+  std::vector<std::pair<std::string, YAML::Node>> tags;
+  if (n.IsDefined()) {
+    if (n.IsSequence()) {
+      for (const auto& t : n) {
+        if (support::scalarKind(t) != ScalarKind::String) return fail(t, "a tag must be a string");
+        tags.emplace_back(t.Scalar(), t);
+      }
+    } else if (support::scalarKind(n) == ScalarKind::String) {
+      tags.emplace_back(n.Scalar(), n);
+    } else {
+      return fail(n, "'tags' must be a string or a list of strings, not " + support::describeNode(n));
+    }
+  }
+  // torchgen adds these when tags.yaml declares them.
+  if (f.ns == "aten" && validTags_.count("pt2_compliant_tag")) tags.emplace_back("pt2_compliant_tag", e_);
+  if (f.func.isOutFn() && validTags_.count("out")) tags.emplace_back("out", e_);
+  if (f.func.name.name.inplace && validTags_.count("inplace")) tags.emplace_back("inplace", e_);
+  for (const auto& [t, node] : tags) {
+    if (validTags_.empty()) return fail(node, "tag '" + t + "' used but tags.yaml declares no tags");
+    if (!validTags_.count(t)) return fail(node, "illegal tag '" + t + "' (not declared in tags.yaml)");
+    f.tags.insert(t);
+  }
+  return true;
+}
+
+bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
+  YAML::Node n = get("dispatch");
+  const std::string defaultName = cppName(f.func);
+  if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) {
+    if (f.structured || f.structuredDelegate) return true;
+    const std::string name = f.func.name.name.str();
+    if (support::startsWith(name, "new_") || support::endsWith(name, "_like") ||
+        (f.func.arguments.tensorOptions && !f.func.arguments.hasTensorArg()))
+      return fail(get("func"), "expected " + name + " to have a CompositeExplicitAutograd dispatch entry, but there was "
+                               "no dispatch table; factory functions should not have implicit dispatch as they should "
+                               "not be decomposed for __torch_dispatch__");
+    dispatch.emplace_back(DispatchKey::CompositeImplicitAutograd,
+                          BackendMetadata{defaultName, false, std::string(kDefaultKernelNamespace)});
+    return true;
+  }
+  if (!n.IsMap()) return fail(n, "'dispatch' must be a mapping from dispatch keys to kernel names, not " + support::describeNode(n));
+  if (f.manualKernelRegistration)
+    return fail(n, "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect!");
+  bool redundantCompositeImplicit = false;
+  int numKeys = 0;
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) return fail(kv.first, "illegal dispatch key");
+    if (support::scalarKind(kv.second) != ScalarKind::String)
+      return fail(kv.second, "illegal dispatch value: the kernel name must be a string, not " + support::describeNode(kv.second));
+    const std::string& keys = kv.first.Scalar();
+    const std::string& kernel = kv.second.Scalar();
+    int offset = 0;
+    for (auto rawKey : support::split(keys, ",")) {
+      int here = offset + static_cast<int>(rawKey.find_first_not_of(' ') == std::string_view::npos ? 0 : rawKey.find_first_not_of(' '));
+      offset += static_cast<int>(rawKey.size()) + 1;
+      std::string_view keyName = support::trim(rawKey);
+      auto key = parseDispatchKey(keyName);
+      if (!key) return fail(kv.first, "unknown dispatch key '" + std::string(keyName) + "'", here);
+      ++numKeys;
+      if (options_.ignoreKeys.count(*key)) continue;
+      if (!isSupportedDispatchKey(*key))
+        return fail(kv.first, "dispatch key " + std::string(keyName) + " of kernel " + kernel + " is not a supported dispatch key", here);
+      auto kparts = support::split(kernel, "::");
+      if (kparts.size() > 4)
+        return fail(kv.second, "codegen doesn't support more than 3 level(s) of custom namespace; got '" +
+                                   kernel.substr(0, kernel.rfind("::")) + "'");
+      std::string kernelNs = kparts.size() > 1 ? kernel.substr(0, kernel.rfind("::")) : "at";
+      BackendMetadata m{std::string(kparts.back()), f.structured && isStructuredDispatchKey(*key), kernelNs + "::native"};
+      auto existing = std::find_if(dispatch.begin(), dispatch.end(), [&](const auto& p) { return p.first == *key; });
+      if (existing != dispatch.end()) existing->second = std::move(m);
+      else dispatch.emplace_back(*key, std::move(m));
+      if (*key == DispatchKey::CompositeImplicitAutograd && kernel == defaultName) redundantCompositeImplicit = true;
+    }
+  }
+  if (numKeys == 1 && redundantCompositeImplicit)
+    return fail(n, "unnecessary dispatch table for this function; just delete the dispatch key entirely");
+  if (!f.structuredDelegate && dispatch.size() == 1 && dispatch[0].first == DispatchKey::CompositeImplicitAutograd &&
+      !dispatch[0].second.supportsSymInt() && numKeys == 1)
+    return fail(n, "unexpected name for singleton CompositeImplicitAutograd dispatch entry: expected " + defaultName +
+                       " but got " + dispatch[0].second.kernel +
+                       "; rename your implementation to the expected name, then delete the dispatch table");
+  return true;
+}
+
+// `Generic: add (AllAndComplex, BFloat16, Half)` or a plain string for the Generic key.
+bool parseInnerLoop(const std::string& value, UfuncKey key, UfuncInnerLoop& out, std::string& error) {
+  static const std::map<std::string, std::vector<ScalarType>> classes = [] {
+    using S = ScalarType;
+    std::map<std::string, std::vector<ScalarType>> c;
+    c["Integral"] = {S::Byte, S::Char, S::Int, S::Long, S::Short};
+    c["Floating"] = {S::Float, S::Double};
+    c["Complex"] = {S::ComplexFloat, S::ComplexDouble};
+    c["All"] = {S::Byte, S::Char, S::Int, S::Long, S::Short, S::Float, S::Double};
+    c["AllAndComplex"] = {S::Byte, S::Char, S::Int, S::Long, S::Short, S::Float, S::Double, S::ComplexFloat, S::ComplexDouble};
+    c["FloatingAndComplex"] = {S::Float, S::Double, S::ComplexFloat, S::ComplexDouble};
+    return c;
+  }();
+  size_t space = value.find(' ');
+  if (space == std::string::npos) {
+    error = "expected 'NAME (DTYPES)', got '" + value + "'";
+    return false;
+  }
+  std::string dtypes = value.substr(space + 1);
+  if (dtypes.empty() || dtypes.front() != '(' || dtypes.back() != ')') {
+    error = "expected the supported dtypes in parentheses, got '" + dtypes + "'";
+    return false;
+  }
+  out.name = value.substr(0, space);
+  out.ufuncKey = key;
+  auto addDtype = [&](ScalarType t) {
+    if (std::find(out.supportedDtypes.begin(), out.supportedDtypes.end(), t) == out.supportedDtypes.end())
+      out.supportedDtypes.push_back(t);
+  };
+  for (auto d : support::split(std::string_view(dtypes).substr(1, dtypes.size() - 2), ", ")) {
+    auto cls = classes.find(std::string(d));
+    if (cls != classes.end()) {
+      for (ScalarType t : cls->second) addDtype(t);
+      continue;
+    }
+    bool found = false;
+    for (size_t i = 0; i <= static_cast<size_t>(ScalarType::Float8_e8m0fnu); ++i)
+      if (scalarTypeName(static_cast<ScalarType>(i)) == d) {
+        addDtype(static_cast<ScalarType>(i));
+        found = true;
+      }
+    if (!found) {
+      error = "unknown dtype '" + std::string(d) + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool EntryParser::parseUfunc(NativeFunction& f, DispatchTable& dispatch) {
+  YAML::Node n = get("ufunc_inner_loop");
+  if (!n.IsDefined()) return true;
+  std::string error;
+  if (support::scalarKind(n) == ScalarKind::String) {
+    UfuncInnerLoop loop;
+    if (!parseInnerLoop(n.Scalar(), UfuncKey::Generic, loop, error)) return fail(n, error);
+    f.ufuncInnerLoop[UfuncKey::Generic] = std::move(loop);
+  } else if (n.IsMap()) {
+    for (const auto& kv : n) {
+      auto key = parseUfuncKey(kv.first.Scalar());
+      if (!key) return fail(kv.first, "unknown ufunc key '" + kv.first.Scalar() + "'");
+      if (support::scalarKind(kv.second) != ScalarKind::String) return fail(kv.second, "ufunc_inner_loop value is not a string");
+      UfuncInnerLoop loop;
+      if (!parseInnerLoop(kv.second.Scalar(), *key, loop, error)) return fail(kv.second, error);
+      f.ufuncInnerLoop[*key] = std::move(loop);
+    }
+  } else {
+    return fail(n, "ufunc_inner_loop must be a string or a mapping, not " + support::describeNode(n));
+  }
+  if (f.ufuncInnerLoop.empty()) return true;
+  if (!f.structured) return fail(n, "ufunc must be structured");
+  for (DispatchKey key : {DispatchKey::CPU, DispatchKey::CUDA}) {
+    for (const auto& [k, m] : dispatch)
+      if (k == key) return fail(n, "ufunc should not have explicit dispatch entry for " + std::string(dispatchKeyName(key)));
+    dispatch.emplace_back(key, BackendMetadata{"ufunc_" + f.func.name.name.str() + "_" + std::string(dispatchKeyName(key)),
+                                               true, std::string(kDefaultKernelNamespace)});
+  }
+  return true;
+}
+
+bool EntryParser::parsePrecomputed(NativeFunction& f) {
+  YAML::Node n = get("precomputed");
+  if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
+  if (!f.structured) return fail(n, "precomputed requires structured: True");
+  if (!n.IsSequence() || n.size() == 0) return fail(n, "precomputed must be a non-empty list of strings");
+  Precompute p;
+  auto parseList = [&](const YAML::Node& at, std::string_view list, std::vector<Argument>& out) {
+    for (auto item : support::split(list, ",")) {
+      auto arg = Argument::parse(support::trim(item));
+      if (!arg) return fail(at, "in precomputed: " + arg.error().message);
+      std::string upper = arg->name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (upper == arg->name) return fail(at, "precomputed argument name must not be all uppercase: " + arg->name);
+      out.push_back(arg.take());
+    }
+    return true;
+  };
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node item = n[i];
+    if (support::scalarKind(item) != ScalarKind::String) return fail(item, "precomputed item must be a string");
+    const std::string& s = item.Scalar();
+    size_t arrow = s.find(" -> ");
+    if (arrow == std::string::npos) {
+      if (i + 1 != n.size())
+        return fail(item, "precomputed parameters without replacement are allowed only in the last line, got: " + s);
+      if (!parseList(item, s, p.add)) return false;
+      continue;
+    }
+    std::string param = s.substr(0, arrow);
+    if (param.find(' ') != std::string::npos) return fail(item, "illegal kernel param name '" + param + "' in precomputed parameters");
+    std::vector<Argument> with;
+    if (!parseList(item, std::string_view(s).substr(arrow + 4), with)) return false;
+    // Lines must print back as written: "param -> T a, T b".
+    std::vector<std::string> printed;
+    for (const auto& a : with) printed.push_back(a.str());
+    if (param + " -> " + support::join(printed, ", ") != s)
+      return fail(item, "precomputed line does not round-trip: expected '" + param + " -> " + support::join(printed, ", ") + "'");
+    p.replace.emplace_back(param, std::move(with));
+  }
+  f.precomputed = std::move(p);
+  return true;
+}
+
+bool EntryParser::parseAutogen(NativeFunction& f) {
+  YAML::Node n = get("autogen");
+  if (!n.IsDefined()) return true;
+  if (support::scalarKind(n) != ScalarKind::String) return fail(n, "'autogen' must be a string, not " + support::describeNode(n));
+  if (n.Scalar().empty()) return true;
+  int offset = 0;
+  for (auto name : support::split(n.Scalar(), ", ")) {
+    auto op = OperatorName::parse(name);
+    if (!op) return fail(n, "in autogen: " + op.error().message, offset);
+    f.autogen.push_back(op.take());
+    offset += static_cast<int>(name.size()) + 2;
+  }
+  return true;
+}
+
+// torchgen's NativeFunction.__post_init__ checks.
+bool EntryParser::checkInvariants(const NativeFunction& f, const YAML::Node& funcNode) {
+  if (!f.func.arguments.out.empty() && f.variants != std::set<Variant>{Variant::Function})
+    return fail(get("variants"), "native functions with out arguments MUST be declared with only function variant; "
+                                 "e.g., variants: function");
+  if (f.structured) {
+    if (f.func.kind() != SchemaKind::Out)
+      return fail(get("structured"), "put structured field on the out= variant of a function; did you mean structured_delegate?");
+    if (!f.deviceGuard) return fail(get("device_guard"), "device_guard: False is not respected by structured kernels");
+  }
+  if (f.structuredDelegate) {
+    if (f.func.kind() == SchemaKind::Out)
+      return fail(get("structured_delegate"), "structured_delegate field not allowed on out= functions; did you mean structured?");
+    if (!f.deviceGuard) return fail(get("device_guard"), "device_guard: False is not respected by structured kernels");
+  }
+  std::set<std::string> defaulted;
+  for (const Argument* a : f.func.schemaOrderArguments())
+    if (a->defaultValue) defaulted.insert(a->name);
+  for (const auto& name : f.cppNoDefaultArgs)
+    if (!defaulted.count(name)) return fail(get("cpp_no_default_args"), "invalid cpp_no_default_args: '" + name + "' has no default");
+  if (f.structuredInherits && !f.structured)
+    return fail(get("structured_inherits"), "structured_inherits must also imply structured: True");
+  const std::string name = f.func.name.str();
+  if (support::startsWith(name, "_foreach") && f.deviceCheck != DeviceCheckType::NoCheck)
+    return fail(funcNode, "foreach kernels fall back to slow path when tensor are on different devices, device_check not "
+                          "allowed to be enabled");
+  bool dropoutArg = false;
+  for (const Argument* a : f.func.arguments.flatAll()) dropoutArg = dropoutArg || support::contains(a->name, "dropout");
+  bool random = support::contains(name, "rand") ||
+                ((support::contains(name, "dropout") || dropoutArg) && !support::contains(name, "backward") &&
+                 f.func.name.name.str() != "_cudnn_init_dropout_state") ||
+                f.func.arguments.hasGeneratorArg();
+  if (random && !f.tags.count("nondeterministic_seeded")) lint(funcNode, "nondeterministic_seeded tag missing for " + name);
+  return true;
+}
+
+bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
+  if (!e_.IsMap()) return fail(e_, "an entry must be a mapping with a 'func' key, not " + support::describeNode(e_));
+  YAML::Node funcNode;
+  if (!parseFunc(f, funcNode) || !checkKeys()) return false;
+  f.loc = Location{path_, support::locOf(e_, path_).line};
+
+  if (YAML::Node n = get("cpp_no_default_args"); n.IsDefined()) {
+    if (!n.IsSequence()) return fail(n, "cpp_no_default_args must be a list of argument names");
+    for (const auto& a : n) f.cppNoDefaultArgs.insert(a.Scalar());
+  }
+  if (!getBool("use_const_ref_for_mutable_tensors", false, f.useConstRefForMutableTensors)) return false;
+  if (f.useConstRefForMutableTensors && !f.func.arguments.out.empty())
+    lint(get("use_const_ref_for_mutable_tensors"), "use_const_ref_for_mutable_tensors is not supported for out= functions");
+  if (!parseVariants(f) || !getBool("manual_kernel_registration", false, f.manualKernelRegistration) ||
+      !getBool("manual_cpp_binding", false, f.manualCppBinding) || !getBool("device_guard", true, f.deviceGuard))
+    return false;
+  std::optional<std::string> deviceCheck;
+  if (!getString("device_check", deviceCheck)) return false;
+  if (deviceCheck) {
+    if (*deviceCheck == "NoCheck") f.deviceCheck = DeviceCheckType::NoCheck;
+    else if (*deviceCheck == "ExactSame") f.deviceCheck = DeviceCheckType::ExactSame;
+    else return fail(get("device_check"), "illegal device_check '" + *deviceCheck + "' (expected NoCheck or ExactSame)");
+  }
+  if (!getBool("structured", false, f.structured)) return false;
+  std::optional<std::string> delegate;
+  if (!getString("structured_delegate", delegate)) return false;
+  if (delegate) {
+    if (support::contains(*delegate, "::"))
+      return fail(get("structured_delegate"), "namespace is not supported in structured delegate, using the same namespace as the native function");
+    auto op = OperatorName::parse(*delegate);
+    if (!op) return fail(get("structured_delegate"), op.error().message);
+    f.structuredDelegate = op.take();
+  }
+  if (!getString("structured_inherits", f.structuredInherits)) return false;
+  if (f.structuredInherits && support::contains(*f.structuredInherits, "::"))
+    return fail(get("structured_inherits"), "namespace is not supported in structured inherits, using the same namespace as the native function");
+  if (!getString("python_module", f.pythonModule)) return false;
+  if (f.pythonModule && f.hasVariant(Variant::Method)) return fail(get("python_module"), "functions in modules cannot be methods");
+  if (!getString("category_override", f.categoryOverride) || !parsePrecomputed(f) || !parseTags(f) ||
+      !parseDispatch(f, dispatch))
+    return false;
+
+  int composites = 0;
+  bool hasNonFunctional = false, hasImplicitNested = false;
+  for (const auto& [k, m] : dispatch) {
+    if (isGenericDispatchKey(k)) ++composites;
+    hasNonFunctional = hasNonFunctional || k == DispatchKey::CompositeExplicitAutogradNonFunctional;
+    hasImplicitNested = hasImplicitNested || k == DispatchKey::CompositeImplicitAutogradNestedTensor;
+  }
+  if (!(composites <= 1 || (composites == 2 && !hasNonFunctional && hasImplicitNested)))
+    return fail(get("dispatch"), "cannot specify more than one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional, "
+                                 "or CompositeImplicitAutograd on a single kernel; each strictly subsumes the other");
+  if (!parseAutogen(f) || !parseUfunc(f, dispatch)) return false;
+
+  auto has = [&](DispatchKey k) {
+    return std::any_of(dispatch.begin(), dispatch.end(), [&](const auto& p) { return p.first == k; });
+  };
+  auto onlyKeys = [&](std::initializer_list<DispatchKey> keys) {
+    if (dispatch.size() != keys.size()) return false;
+    for (DispatchKey k : keys)
+      if (!has(k)) return false;
+    return true;
+  };
+  f.isAbstract = f.structuredDelegate.has_value() ||
+                 !(onlyKeys({DispatchKey::CompositeImplicitAutograd}) ||
+                   onlyKeys({DispatchKey::CompositeImplicitAutogradNestedTensor}) ||
+                   onlyKeys({DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeImplicitAutogradNestedTensor}));
+  f.hasCompositeImplicitAutogradKernel = has(DispatchKey::CompositeImplicitAutograd);
+  f.hasCompositeImplicitAutogradNestedTensorKernel = has(DispatchKey::CompositeImplicitAutogradNestedTensor);
+  f.hasCompositeExplicitAutogradKernel = has(DispatchKey::CompositeExplicitAutograd);
+  f.hasCompositeExplicitAutogradNonFunctionalKernel = has(DispatchKey::CompositeExplicitAutogradNonFunctional);
+
+  if (f.structuredDelegate)
+    for (const auto& [k, m] : dispatch)
+      if (isStructuredDispatchKey(k))
+        return fail(get("dispatch"), "if structured_delegate, then must not have " + std::string(dispatchKeyName(k)) +
+                                         " in dispatch dictionary (it is delegated!)");
+  return checkInvariants(f, funcNode);
+}
+
+// torchgen's error_check_native_functions: checks across entries.
+void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>& fs,
+                        const std::vector<YAML::Node>& nodes, const std::string& path, std::vector<support::Diagnostic>& lints,
+                        Diagnostics& diags) {
+  std::map<std::string, const NativeFunction*> byName;
+  std::set<std::string> baseNames;
+  for (const auto& f : fs) {
+    byName[f->func.name.str()] = f.get();
+    baseNames.insert(f->func.name.name.str());
+  }
+  for (size_t i = 0; i < fs.size(); ++i) {
+    const NativeFunction& f = *fs[i];
+    const std::string name = f.func.name.str();
+    auto at = [&](std::string_view key) {
+      YAML::Node n = nodes[i][std::string(key)];
+      return support::locOf(n.IsDefined() ? n : nodes[i], path);
+    };
+    if (f.structuredDelegate) {
+      auto it = byName.find(f.structuredDelegate->str());
+      const std::string d = f.structuredDelegate->str();
+      if (it == byName.end())
+        diags.error(at("structured_delegate"), "in '" + name + "': marked as a structured_delegate pointing to " + d +
+                                                   ", but " + d + " is missing");
+      else if (!it->second->structured)
+        diags.error(at("structured_delegate"), "in '" + name + "': marked as a structured_delegate pointing to " + d +
+                                                   ", but " + d + " is not marked as structured; consider adding 'structured: True' to the delegated operator");
+    }
+    for (const Argument* a : f.func.arguments.flatAll())
+      if (std::find(kPythonKeywords.begin(), kPythonKeywords.end(), a->name) != kPythonKeywords.end() &&
+          !reservedKeywordExcluded(name, a->name))
+        lints.push_back({support::Severity::Error, at("func"), "in '" + name + "': argument name '" + a->name + "' is a reserved Python keyword"});
+    if (f.tags.count("inplace_view") && name != "resize_" && name != "resize_as_" && f.func.name.name.str() != "set_") {
+      const auto& base = f.func.name.name;
+      if (!base.inplace) {
+        diags.error(at("tags"), "in '" + name + "': marked with tag inplace_view, but it doesn't follow the naming convention "
+                                "for inplace ops: the base name must have a trailing underscore");
+      } else {
+        BaseOperatorName outOfPlace{base.base, false, base.dunderMethod, false, ""};
+        if (!baseNames.count(outOfPlace.str()))
+          diags.error(at("tags"), "in '" + name + "': marked with tag inplace_view; the codegen expects a corresponding "
+                                  "out-of-place view op named '" + outOfPlace.str() + "' with a matching schema, but found none");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content, Diagnostics& diags) {
+  auto doc = support::parseYaml(content, path, diags);
+  if (!doc) return std::nullopt;
+  std::set<std::string> tags;
+  if (doc->IsNull()) return tags;
+  if (!doc->IsSequence()) {
+    diags.error(support::locOf(*doc, path), "tags.yaml must be a list of '- tag: NAME' entries, not " + support::describeNode(*doc));
+    return std::nullopt;
+  }
+  for (const auto& e : *doc) {
+    if (!e.IsMap() || !e["tag"].IsDefined() || support::scalarKind(e["tag"]) != ScalarKind::String) {
+      diags.error(support::locOf(e, path), "a tags.yaml entry must be a mapping with a string 'tag' key");
+      continue;
+    }
+    const std::string name = e["tag"].Scalar();
+    YAML::Node desc = e["desc"];
+    if (!desc.IsDefined() || !desc.IsScalar() || desc.Scalar().empty()) {
+      diags.error(support::locOf(e, path), "tag '" + name + "' must have a non-empty description");
+      continue;
+    }
+    tags.insert(name);
+  }
+  if (diags.hasErrors()) return std::nullopt;
+  return tags;
+}
+
+std::optional<Operators> loadNativeFunctions(const std::string& path, std::string_view content,
+                                             const std::set<std::string>& validTags, const LoadOptions& options,
+                                             Diagnostics& diags) {
+  const int errorsBefore = diags.errorCount();
+  auto doc = support::parseYaml(content, path, diags);
+  if (!doc) return std::nullopt;
+  if (doc->IsNull()) return Operators({}, {}, validTags);
+  if (!doc->IsSequence()) {
+    diags.error(support::locOf(*doc, path), "native_functions.yaml must be a list of entries, not " + support::describeNode(*doc));
+    return std::nullopt;
+  }
+  std::vector<std::unique_ptr<const NativeFunction>> functions;
+  std::vector<YAML::Node> nodes;
+  BackendIndices indices;
+  std::vector<support::Diagnostic> lints;
+  bool usesDimname = false;
+  for (const auto& entry : *doc) {
+    auto f = std::make_unique<NativeFunction>();
+    DispatchTable dispatch;
+    if (!EntryParser(entry, path, validTags, options, diags, lints).parse(*f, dispatch)) continue;
+    for (const Argument* a : f->func.arguments.flatAll()) usesDimname = usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
+    for (auto& [key, m] : dispatch)
+      if (!indices.add(key, f->func.name, std::move(m)))
+        diags.error(support::locOf(entry, path), "duplicate operator " + f->func.name.str() + " for dispatch key " +
+                                                     std::string(dispatchKeyName(key)));
+    nodes.push_back(entry);
+    functions.push_back(std::move(f));
+  }
+  if (diags.errorCount() > errorsBefore) return std::nullopt;
+  checkAcrossEntries(functions, nodes, path, lints, diags);
+  const bool legacy = options.edition == LoadOptions::Edition::Legacy ||
+                      (options.edition == LoadOptions::Edition::Auto && usesDimname);
+  for (auto& d : lints) {
+    if (legacy) diags.warning(d.loc, d.message + " (accepted in an older file that uses Dimname; torchgen 2.14.1 rejects it)");
+    else diags.error(d.loc, d.message);
+  }
+  if (diags.errorCount() > errorsBefore) return std::nullopt;
+  if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, diags)) return std::nullopt;
+  return Operators(std::move(functions), indices.take(), validTags);
+}
+
+}  // namespace opgen::model

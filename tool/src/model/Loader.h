@@ -1,0 +1,38 @@
+// Reading native_functions.yaml and tags.yaml into the model, with torchgen 2.14.1's rules and
+// checks. Every problem is reported as "FILE:LINE:COL: error: ..." naming the entry.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "model/Operators.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::model {
+
+struct LoadOptions {
+  // Dispatch keys whose kernels are dropped (torchgen's ignore_keys).
+  std::set<DispatchKey> ignoreKeys;
+  // Do not add the autogen-made functional/out= variants.
+  bool skipNativeFunctionsGen = false;
+  // Which generation of native_functions.yaml the input is. A few of torchgen 2.14.1's rules are
+  // lints that older files (PyTorch 1.x) break without harm (the nondeterministic_seeded tag,
+  // use_const_ref_for_mutable_tensors on out= functions); in a Legacy file they are warnings.
+  // Auto: Legacy when the file uses the type Dimname, which PyTorch 2 removed.
+  enum class Edition { Auto, Current, Legacy };
+  Edition edition = Edition::Auto;
+};
+
+// The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).
+std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content,
+                                              support::Diagnostics& diags);
+
+// Parses every entry, runs torchgen's per-entry and cross-entry checks, adds the generated
+// variants and builds the backend indices. nullopt when any error was reported.
+std::optional<Operators> loadNativeFunctions(const std::string& path, std::string_view content,
+                                             const std::set<std::string>& validTags, const LoadOptions& options,
+                                             support::Diagnostics& diags);
+
+}  // namespace opgen::model

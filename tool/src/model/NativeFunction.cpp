@@ -1,0 +1,58 @@
+#include "model/NativeFunction.h"
+
+#include <array>
+
+namespace opgen::model {
+
+namespace {
+constexpr std::array<std::string_view, 7> kUfuncKeyNames = {
+    "CUDAFunctor", "CUDAFunctorOnOther", "CUDAFunctorOnSelf", "CPUScalar", "CPUVector", "ScalarOnly", "Generic"};
+constexpr std::array<std::string_view, 18> kScalarTypeNames = {
+    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
+    "ComplexDouble", "Bool", "BFloat16", "Float8_e5m2", "Float8_e5m2fnuz", "Float8_e4m3fn", "Float8_e4m3fnuz",
+    "Float8_e8m0fnu"};
+}  // namespace
+
+std::string_view ufuncKeyName(UfuncKey k) { return kUfuncKeyNames[static_cast<size_t>(k)]; }
+
+std::optional<UfuncKey> parseUfuncKey(std::string_view name) {
+  for (size_t i = 0; i < kUfuncKeyNames.size(); ++i)
+    if (kUfuncKeyNames[i] == name) return static_cast<UfuncKey>(i);
+  return std::nullopt;
+}
+
+std::string_view scalarTypeName(ScalarType t) { return kScalarTypeNames[static_cast<size_t>(t)]; }
+
+bool NativeFunction::hasCompositeKernel() const {
+  return hasCompositeImplicitAutogradKernel || hasCompositeExplicitAutogradKernel ||
+         hasCompositeExplicitAutogradNonFunctionalKernel;
+}
+
+bool NativeFunction::isViewOp() const {
+  bool nonMutatingView = false;
+  for (const auto& r : func.returns) nonMutatingView = nonMutatingView || (r.annotation && !r.annotation->isWrite);
+  std::string name = func.name.str();
+  bool inplaceView = tags.count("inplace_view") && name != "resize_" && name != "resize_as_";
+  bool wildcardView = false;
+  for (const Argument* a : func.schemaOrderArguments())
+    if (a->annotation)
+      for (const auto& s : a->annotation->aliasSetAfter) wildcardView = wildcardView || s.find('*') != std::string::npos;
+  return nonMutatingView || inplaceView || wildcardView;
+}
+
+bool NativeFunction::isInplaceViewOp() const { return isViewOp() && func.name.name.inplace; }
+
+bool BackendIndex::add(const OperatorName& op, BackendMetadata m) {
+  std::string key = op.str();
+  if (byName_.count(key)) return false;
+  byName_.emplace(key, order_.size());
+  order_.emplace_back(std::move(key), std::move(m));
+  return true;
+}
+
+const BackendMetadata* BackendIndex::find(const OperatorName& op) const {
+  auto it = byName_.find(op.str());
+  return it == byName_.end() ? nullptr : &order_[it->second].second;
+}
+
+}  // namespace opgen::model

@@ -1,0 +1,125 @@
+// One entry of native_functions.yaml after parsing and canonicalisation (torchgen's NativeFunction),
+// and the per-backend kernel tables (BackendIndex).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/DispatchKey.h"
+#include "model/Schema.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::model {
+
+enum class Variant { Function, Method };
+enum class DeviceCheckType { NoCheck, ExactSame };
+
+enum class UfuncKey { CUDAFunctor, CUDAFunctorOnOther, CUDAFunctorOnSelf, CPUScalar, CPUVector, ScalarOnly, Generic };
+std::string_view ufuncKeyName(UfuncKey k);
+std::optional<UfuncKey> parseUfuncKey(std::string_view name);
+
+enum class ScalarType {
+  Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf, ComplexFloat, ComplexDouble, Bool, BFloat16,
+  Float8_e5m2, Float8_e5m2fnuz, Float8_e4m3fn, Float8_e4m3fnuz, Float8_e8m0fnu,
+};
+std::string_view scalarTypeName(ScalarType t);
+
+struct UfuncInnerLoop {
+  std::string name;
+  std::vector<ScalarType> supportedDtypes;  // ordered set, in declaration order
+  UfuncKey ufuncKey = UfuncKey::Generic;
+};
+
+// precomputed: kernel argument -> the precomputed elements that replace it, plus additions.
+struct Precompute {
+  std::vector<std::pair<std::string, std::vector<Argument>>> replace;
+  std::vector<Argument> add;
+};
+
+struct BackendMetadata {
+  std::string kernel;
+  bool structured = false;
+  std::string cppNamespace;  // "at::native" unless the dispatch entry named another namespace
+
+  bool supportsSymInt() const { return kernel.find("_symint") != std::string::npos; }
+};
+
+// Where an entry came from. Line is 1-based (the line of the entry's first key).
+struct Location {
+  std::string file;
+  int line = 0;
+  std::string str() const { return file + ":" + std::to_string(line); }
+};
+
+struct NativeFunction {
+  std::string ns;  // "aten" unless the func: text says "myops::..."
+  FunctionSchema func;
+  // The func: text as written (namespace prefix included); empty for generated functions.
+  std::string funcText;
+  bool explicitNamespace = false;  // func: was written with a "ns::" prefix
+  bool useConstRefForMutableTensors = false;
+  bool deviceGuard = true;
+  DeviceCheckType deviceCheck = DeviceCheckType::ExactSame;
+  std::optional<std::string> pythonModule;
+  std::optional<std::string> categoryOverride;
+  std::set<Variant> variants;
+  bool manualKernelRegistration = false;
+  bool manualCppBinding = false;
+  Location loc;
+  std::vector<OperatorName> autogen;
+  std::map<UfuncKey, UfuncInnerLoop> ufuncInnerLoop;
+  bool structured = false;
+  std::optional<OperatorName> structuredDelegate;
+  std::optional<std::string> structuredInherits;
+  std::optional<Precompute> precomputed;
+  std::set<std::string> cppNoDefaultArgs;
+  bool isAbstract = false;
+  bool hasCompositeImplicitAutogradKernel = false;
+  bool hasCompositeImplicitAutogradNestedTensorKernel = false;
+  bool hasCompositeExplicitAutogradKernel = false;
+  bool hasCompositeExplicitAutogradNonFunctionalKernel = false;
+  std::set<std::string> tags;
+
+  bool generated() const { return tags.count("generated") != 0; }
+  bool hasCompositeKernel() const;
+  bool isViewOp() const;
+  bool isInplaceViewOp() const;  // aliasing and in-place: a view that mutates self's metadata
+  std::string rootName() const { return func.name.name.base; }
+  bool partOfStructuredGroup() const { return structured || structuredDelegate.has_value(); }
+  bool hasVariant(Variant v) const { return variants.count(v) != 0; }
+};
+
+// The kernels of one dispatch key, by operator name (in the order they were added).
+class BackendIndex {
+ public:
+  BackendIndex() = default;
+  BackendIndex(DispatchKey key, bool useOutAsPrimary, bool deviceGuard, bool external)
+      : dispatchKey_(key), useOutAsPrimary_(useOutAsPrimary), deviceGuard_(deviceGuard), external_(external) {}
+
+  DispatchKey dispatchKey() const { return dispatchKey_; }
+  bool useOutAsPrimary() const { return useOutAsPrimary_; }
+  bool deviceGuard() const { return deviceGuard_; }
+  bool external() const { return external_; }
+
+  // false if the operator already has a kernel for this key.
+  bool add(const OperatorName& op, BackendMetadata m);
+  const BackendMetadata* find(const OperatorName& op) const;
+  bool has(const OperatorName& op) const { return find(op) != nullptr; }
+  size_t size() const { return order_.size(); }
+  // (operator name string, metadata) in insertion order.
+  const std::vector<std::pair<std::string, BackendMetadata>>& entries() const { return order_; }
+
+ private:
+  DispatchKey dispatchKey_ = DispatchKey::Undefined;
+  bool useOutAsPrimary_ = true;
+  bool deviceGuard_ = false;
+  bool external_ = false;
+  std::vector<std::pair<std::string, BackendMetadata>> order_;
+  std::unordered_map<std::string, size_t> byName_;
+};
+
+}  // namespace opgen::model

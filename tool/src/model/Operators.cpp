@@ -1,0 +1,28 @@
+#include "model/Operators.h"
+
+namespace opgen::model {
+
+Operators::Operators(std::vector<std::unique_ptr<const NativeFunction>> functions,
+                     std::vector<BackendIndex> backendIndices, std::set<std::string> validTags)
+    : owned_(std::move(functions)), indices_(std::move(backendIndices)), validTags_(std::move(validTags)) {
+  view_.reserve(owned_.size());
+  for (const auto& f : owned_) view_.push_back(f.get());
+  // One empty index per key, so that index() can hand out a reference for keys without kernels.
+  for (size_t k = 0; k <= static_cast<size_t>(DispatchKey::AutogradPrivateUse3); ++k)
+    emptyIndices_.emplace_back(static_cast<DispatchKey>(k), true, false, false);
+}
+
+const BackendIndex& Operators::index(DispatchKey key) const {
+  for (const auto& i : indices_)
+    if (i.dispatchKey() == key) return i;
+  return emptyIndices_[static_cast<size_t>(key)];
+}
+
+const NativeFunction* Operators::find(const OperatorName& name) const {
+  std::string key = name.str();
+  for (const NativeFunction* f : view_)
+    if (f->func.name.str() == key) return f;
+  return nullptr;
+}
+
+}  // namespace opgen::model

@@ -1,0 +1,52 @@
+// Diagnostics: errors as values. Every layer reports problems here with a source location; only
+// main decides what to print and which exit status to return.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opgen::support {
+
+// A position in an input file. Lines and columns count from 1; 0 means "unknown".
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  // "FILE:LINE:COL", "FILE:LINE" or "FILE", as much as is known.
+  std::string str() const;
+  // The same location moved right by `chars` columns (for errors inside a scalar).
+  SourceLoc shifted(int chars) const;
+};
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  SourceLoc loc;
+  std::string message;
+
+  // "FILE:LINE:COL: error: MESSAGE" (one line; compilers' and editors' format).
+  std::string str() const;
+};
+
+// Collects diagnostics in the order they were reported.
+class Diagnostics {
+ public:
+  void error(SourceLoc loc, std::string message);
+  void warning(SourceLoc loc, std::string message);
+  void note(SourceLoc loc, std::string message);
+
+  bool hasErrors() const { return errorCount_ > 0; }
+  int errorCount() const { return errorCount_; }
+  const std::vector<Diagnostic>& all() const { return items_; }
+  // Every diagnostic, one per line.
+  std::string str() const;
+
+ private:
+  std::vector<Diagnostic> items_;
+  int errorCount_ = 0;
+};
+
+}  // namespace opgen::support

@@ -1,0 +1,20 @@
+// Small string helpers shared by every layer.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opgen::support {
+
+// Splits on every occurrence of `sep` (like Python's str.split(sep)); an empty input gives {""}.
+std::vector<std::string_view> split(std::string_view s, std::string_view sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+bool startsWith(std::string_view s, std::string_view prefix);
+bool endsWith(std::string_view s, std::string_view suffix);
+bool contains(std::string_view s, std::string_view needle);
+std::string_view trim(std::string_view s);
+// Replaces every occurrence (like Python's str.replace).
+std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
+
+}  // namespace opgen::support
