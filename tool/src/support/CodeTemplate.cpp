@@ -1,0 +1,339 @@
+#include "support/CodeTemplate.h"
+
+#include <algorithm>
+
+#include "support/OutputSink.h"
+
+namespace opgen::support {
+
+namespace {
+
+// --- Python's notions of whitespace and line breaks, on UTF-8 text ---------------------------
+
+// The code point of the 2- or 3-byte UTF-8 sequence at s[i] (every non-ASCII character that
+// Python counts as whitespace is in the BMP); `len` is 0 when there is no such sequence.
+char32_t decodeMultiByte(std::string_view s, size_t i, size_t& len) {
+  len = 0;
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  auto isCont = [&](size_t k) { return k < s.size() && (byte(k) & 0xC0) == 0x80; };
+  unsigned char lead = byte(i);
+  if (lead >= 0xC2 && lead <= 0xDF && isCont(i + 1)) {
+    len = 2;
+    return (char32_t(lead & 0x1F) << 6) | (byte(i + 1) & 0x3F);
+  }
+  if (lead >= 0xE0 && lead <= 0xEF && isCont(i + 1) && isCont(i + 2)) {
+    len = 3;
+    return (char32_t(lead & 0x0F) << 12) | (char32_t(byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
+  }
+  return 0;
+}
+
+// str.isspace() for one code point.
+bool isPySpace(char32_t c) {
+  switch (c) {
+    case '\t': case '\n': case '\v': case '\f': case '\r': case 0x1C: case 0x1D: case 0x1E:
+    case 0x1F: case ' ': case 0x85: case 0xA0: case 0x1680: case 0x2028: case 0x2029:
+    case 0x202F: case 0x205F: case 0x3000:
+      return true;
+    default:
+      return c >= 0x2000 && c <= 0x200A;
+  }
+}
+
+// A line boundary for str.splitlines() ("\r\n" is handled by the caller).
+bool isPyLineBreak(char32_t c) {
+  switch (c) {
+    case '\n': case '\v': case '\f': case '\r': case 0x1C: case 0x1D: case 0x1E: case 0x85:
+    case 0x2028: case 0x2029:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The code point at s[i] and its length in bytes (0 for a byte that starts no character we know).
+char32_t charAt(std::string_view s, size_t i, size_t& len) {
+  auto lead = static_cast<unsigned char>(s[i]);
+  if (lead < 0x80) {
+    len = 1;
+    return lead;
+  }
+  return decodeMultiByte(s, i, len);
+}
+
+// Bytes taken by the whitespace character at s[i]; 0 if it is not whitespace.
+size_t spaceAt(std::string_view s, size_t i) {
+  size_t len = 0;
+  char32_t c = charAt(s, i, len);
+  return len != 0 && isPySpace(c) ? len : 0;
+}
+
+// Bytes taken by the line break at s[i]; 0 if there is none.
+size_t lineBreakAt(std::string_view s, size_t i) {
+  size_t len = 0;
+  char32_t c = charAt(s, i, len);
+  if (len == 0 || !isPyLineBreak(c)) return 0;
+  return c == '\r' && i + 1 < s.size() && s[i + 1] == '\n' ? 2 : len;
+}
+
+// Bytes taken by the whitespace character that ends `s`; 0 if there is none.
+size_t spaceAtEnd(std::string_view s) {
+  for (size_t len = 1; len <= 3 && len <= s.size(); ++len) {
+    if (spaceAt(s, s.size() - len) == len) return len;
+  }
+  return 0;
+}
+
+// str.rstrip().
+std::string_view rstripped(std::string_view s) {
+  while (size_t n = spaceAtEnd(s)) s.remove_suffix(n);
+  return s;
+}
+
+// True when every character is whitespace (so also for ""): textwrap.indent leaves such lines alone.
+bool isBlank(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = spaceAt(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Calls fn(line) for each line of str.splitlines() (line breaks dropped).
+template <typename Fn>
+void forEachLine(std::string_view s, Fn&& fn) {
+  size_t start = 0;
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t br = b >= 0x20 && b < 0x80 ? 0 : lineBreakAt(s, i);  // printable ASCII: no break
+    if (br == 0) {
+      ++i;
+      continue;
+    }
+    fn(s.substr(start, i - start));
+    i += br;
+    start = i;
+  }
+  if (start < s.size()) fn(s.substr(start));
+}
+
+// --- Rendering -------------------------------------------------------------------------------
+
+// Block substitution: textwrap.indent over the lines of every item, joined by "\n"; then every line
+// and the whole right-stripped. The two passes matter only when the indentation itself holds a
+// line break character such as '\f' (Python splits there again).
+void appendBlock(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
+  std::string indented;
+  bool first = true;
+  for (const std::string& item : items) {
+    forEachLine(item, [&](std::string_view line) {
+      if (!first) indented += '\n';
+      first = false;
+      if (!isBlank(line)) indented += indent;
+      indented += line;
+    });
+  }
+  const size_t start = out.size();
+  first = true;
+  forEachLine(indented, [&](std::string_view line) {
+    if (!first) out += '\n';
+    first = false;
+    out += rstripped(line);
+  });
+  out.resize(start + rstripped(std::string_view(out).substr(start)).size());
+}
+
+void appendInline(std::string& out, const TemplateValue& value, bool commaBefore, bool commaAfter) {
+  const std::vector<std::string>& items = value.items();
+  if (!value.isList()) {
+    out += items.front();
+    return;
+  }
+  if (items.empty()) return;
+  if (commaBefore) out += ", ";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += items[i];
+  }
+  if (commaAfter) out += ", ";
+}
+
+// --- Parsing ---------------------------------------------------------------------------------
+
+bool isIdentStart(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+
+struct Placeholder {
+  std::string_view name;
+  bool commaBefore = false;
+  bool commaAfter = false;
+  size_t end = 0;  // one past the placeholder
+};
+
+// The identifier starting at text[i], or "" when none starts there.
+std::string_view identAt(std::string_view text, size_t i) {
+  if (i >= text.size() || !isIdentStart(text[i])) return {};
+  size_t end = i + 1;
+  while (end < text.size() && isIdentChar(text[end])) ++end;
+  return text.substr(i, end - i);
+}
+
+// The placeholder whose `$` is text[dollar]: `$name` or `${[,]name[,]}`.
+std::optional<Placeholder> parsePlaceholder(std::string_view text, size_t dollar) {
+  Placeholder ph;
+  size_t i = dollar + 1;
+  if (i < text.size() && text[i] != '{') {
+    ph.name = identAt(text, i);
+    ph.end = i + ph.name.size();
+    return ph.name.empty() ? std::nullopt : std::optional(ph);
+  }
+  ++i;  // past '{'
+  if (i < text.size() && text[i] == ',') {
+    ph.commaBefore = true;
+    ++i;
+  }
+  ph.name = identAt(text, i);
+  if (ph.name.empty()) return std::nullopt;
+  i += ph.name.size();
+  if (i < text.size() && text[i] == ',') {
+    ph.commaAfter = true;
+    ++i;
+  }
+  if (i >= text.size() || text[i] != '}') return std::nullopt;
+  ph.end = i + 1;
+  return ph;
+}
+
+// Python's universal newlines (text-mode reading): "\r\n" and "\r" become "\n".
+std::string universalNewlines(std::string text) {
+  if (text.find('\r') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+      continue;
+    }
+    out += '\n';
+    if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+// --- TemplateEnv -----------------------------------------------------------------------------
+
+TemplateEnv& TemplateEnv::set(std::string key, std::string value) {
+  return set(std::move(key), TemplateValue(std::move(value)));
+}
+
+TemplateEnv& TemplateEnv::set(std::string key, std::vector<std::string> items) {
+  return set(std::move(key), TemplateValue(std::move(items)));
+}
+
+TemplateEnv& TemplateEnv::set(std::string key, TemplateValue value) {
+  values_.insert_or_assign(std::move(key), std::move(value));
+  return *this;
+}
+
+const TemplateValue* TemplateEnv::find(std::string_view key) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+// --- CodeTemplate ----------------------------------------------------------------------------
+
+CodeTemplate::CodeTemplate(std::string_view text, std::string filename) : filename_(std::move(filename)) {
+  size_t lineStart = 0;  // where the line holding text[i] starts
+  size_t literalStart = 0;
+  int line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      lineStart = i + 1;
+      ++line;
+      continue;
+    }
+    if (text[i] != '$') continue;
+    std::optional<Placeholder> ph = parsePlaceholder(text, i);
+    if (!ph) continue;
+    std::string_view before = text.substr(lineStart, i - lineStart);
+    const bool block = isBlank(before);
+    addLiteral(text.substr(literalStart, (block ? lineStart : i) - literalStart));
+    Segment seg;
+    seg.kind = block ? Kind::Block : Kind::Inline;
+    if (block) seg.text = before;
+    seg.name = ph->name;
+    seg.commaBefore = ph->commaBefore;
+    seg.commaAfter = ph->commaAfter;
+    seg.line = line;
+    seg.column = static_cast<int>(i - lineStart) + 1;
+    segments_.push_back(std::move(seg));
+    literalStart = ph->end;
+    i = ph->end - 1;
+  }
+  addLiteral(text.substr(literalStart));
+}
+
+void CodeTemplate::addLiteral(std::string_view text) {
+  if (text.empty()) return;
+  literalSize_ += text.size();
+  if (!segments_.empty() && segments_.back().kind == Kind::Literal) {
+    segments_.back().text += text;
+    return;
+  }
+  Segment seg;
+  seg.text = text;
+  segments_.push_back(std::move(seg));
+}
+
+std::optional<CodeTemplate> CodeTemplate::fromFile(const std::string& path, Diagnostics& diags) {
+  InputFiles inputs(diags);
+  return fromFile(path, inputs);
+}
+
+std::optional<CodeTemplate> CodeTemplate::fromFile(const std::string& path, InputFiles& inputs) {
+  std::optional<std::string> text = inputs.read(path, "template");
+  if (!text) return std::nullopt;
+  return CodeTemplate(universalNewlines(std::move(*text)), path);
+}
+
+std::optional<std::string> CodeTemplate::substitute(const TemplateEnv& env, Diagnostics& diags) const {
+  std::string out;
+  out.reserve(literalSize_ + literalSize_ / 2);
+  std::vector<std::string_view> missing;
+  for (const Segment& seg : segments_) {
+    if (seg.kind == Kind::Literal) {
+      out += seg.text;
+      continue;
+    }
+    const TemplateValue* value = env.find(seg.name);
+    if (value == nullptr) {
+      if (std::find(missing.begin(), missing.end(), seg.name) == missing.end()) {
+        missing.push_back(seg.name);
+        diags.error(SourceLoc{filename_, seg.line, seg.column},
+                    "template variable '" + seg.name + "' is not defined");
+      }
+      continue;
+    }
+    if (seg.kind == Kind::Block) {
+      appendBlock(out, seg.text, value->items());
+    } else {
+      appendInline(out, *value, seg.commaBefore, seg.commaAfter);
+    }
+  }
+  if (!missing.empty()) return std::nullopt;
+  return out;
+}
+
+std::vector<std::string> CodeTemplate::variables() const {
+  std::vector<std::string> names;
+  for (const Segment& seg : segments_) {
+    if (seg.kind == Kind::Literal) continue;
+    if (std::find(names.begin(), names.end(), seg.name) == names.end()) names.push_back(seg.name);
+  }
+  return names;
+}
+
+}  // namespace opgen::support

@@ -1,0 +1,104 @@
+// CodeTemplate: torchgen's template engine (torchgen/code_template.py), parsed once, rendered many
+// times.
+//
+// Placeholders are `$name`, `${name}`, `${,name}`, `${name,}` and `${,name,}` with
+// name = [A-Za-z_][A-Za-z0-9_]*. A `$` that does not start a placeholder is copied as is.
+//
+// - Block: when only whitespace other than '\n' precedes the `$` on its line (or it starts the
+//   line), the indentation and the placeholder are replaced by the value's lines (a string counts
+//   as a one-element list; each element is split like Python's str.splitlines()), each line that is
+//   not blank prefixed with the indentation, every line right-stripped, the whole right-stripped.
+// - Inline: a list is joined with ", "; when it is not empty, `${,name}` adds ", " before it and
+//   `${name,}` after it. A string is inserted as is (the commas are ignored).
+// - A name the environment does not define is an error at the `$`:
+//   "FILE:LINE:COL: error: template variable 'name' is not defined".
+//
+// Whitespace and line breaks follow Python's definitions (str.isspace, str.splitlines) on UTF-8
+// text. Known difference: torchgen's names may contain non-ASCII letters; here they are ASCII only.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/Diagnostics.h"
+
+namespace opgen::support {
+
+class InputFiles;
+
+// A template variable's value: a string or a list of strings.
+class TemplateValue {
+ public:
+  explicit TemplateValue(std::string s) : items_{std::move(s)} {}
+  explicit TemplateValue(std::vector<std::string> items) : items_(std::move(items)), isList_(true) {}
+
+  bool isList() const { return isList_; }
+  // The list's elements; a string is its only element.
+  const std::vector<std::string>& items() const { return items_; }
+
+ private:
+  std::vector<std::string> items_;
+  bool isList_ = false;
+};
+
+// The variables of one rendering. Setting a name again replaces its value.
+class TemplateEnv {
+ public:
+  TemplateEnv& set(std::string key, std::string value);
+  TemplateEnv& set(std::string key, const char* value) { return set(std::move(key), std::string(value)); }
+  TemplateEnv& set(std::string key, std::vector<std::string> items);
+  // Makes set("xs", {"a", "b"}) and set("xs", {}) lists (not a std::string built from two pointers).
+  TemplateEnv& set(std::string key, std::initializer_list<std::string> items) {
+    return set(std::move(key), std::vector<std::string>(items));
+  }
+  TemplateEnv& set(std::string key, TemplateValue value);
+
+  const TemplateValue* find(std::string_view key) const;
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+
+ private:
+  std::map<std::string, TemplateValue, std::less<>> values_;
+};
+
+class CodeTemplate {
+ public:
+  // Parses `text`; `filename` only names the template in diagnostics.
+  explicit CodeTemplate(std::string_view text, std::string filename = {});
+
+  // Reads and parses a template file. Like Python's text mode, "\r\n" and "\r" become "\n".
+  // An unreadable file is reported as "PATH: error: cannot read template: REASON".
+  static std::optional<CodeTemplate> fromFile(const std::string& path, Diagnostics& diags);
+  // The same, recording the file in `inputs` (for depfiles).
+  static std::optional<CodeTemplate> fromFile(const std::string& path, InputFiles& inputs);
+
+  // The rendered text, or nullopt after reporting each undefined name (once per name).
+  std::optional<std::string> substitute(const TemplateEnv& env, Diagnostics& diags) const;
+
+  const std::string& filename() const { return filename_; }
+  // The names the template uses, in order of first use.
+  std::vector<std::string> variables() const;
+
+ private:
+  enum class Kind { Literal, Inline, Block };
+  struct Segment {
+    Kind kind = Kind::Literal;
+    std::string text;  // Literal: the text; Block: the indentation
+    std::string name;  // Inline, Block: the variable
+    bool commaBefore = false;
+    bool commaAfter = false;
+    int line = 0;  // of the `$`
+    int column = 0;
+  };
+
+  void addLiteral(std::string_view text);
+
+  std::string filename_;
+  std::vector<Segment> segments_;
+  size_t literalSize_ = 0;  // total size of the literal text, to reserve the output
+};
+
+}  // namespace opgen::support

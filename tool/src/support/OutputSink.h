@@ -1,0 +1,105 @@
+// Where generated files go (OutputSink: in memory for tests, or a directory with write-if-changed
+// and atomic replacement), what was read (InputFiles), and the files that describe a run for the
+// build system (depfile, manifest).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/Diagnostics.h"
+
+namespace opgen::support {
+
+// Receives generated files. Paths are relative to the sink's root and '/'-separated.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  OutputSink(const OutputSink&) = delete;
+  OutputSink& operator=(const OutputSink&) = delete;
+
+  // Writes one file. Reports an error and returns false when `relPath` is empty, absolute, has an
+  // empty, "." or ".." component, was already written by this sink, or cannot be stored.
+  bool write(std::string_view relPath, std::string content);
+
+  // Every path written so far (stored or unchanged), sorted.
+  std::vector<std::string> writtenPaths() const;
+
+ protected:
+  explicit OutputSink(Diagnostics& diags) : diags_(diags) {}
+  // Stores a validated, new path; reports its own errors.
+  virtual bool store(const std::string& relPath, std::string content) = 0;
+
+  Diagnostics& diags_;
+
+ private:
+  std::set<std::string, std::less<>> written_;
+};
+
+// Keeps the files in memory.
+class MemorySink final : public OutputSink {
+ public:
+  explicit MemorySink(Diagnostics& diags) : OutputSink(diags) {}
+
+  const std::map<std::string, std::string>& files() const { return files_; }
+  // The content written at `relPath`, or nullptr.
+  const std::string* find(std::string_view relPath) const;
+
+ private:
+  bool store(const std::string& relPath, std::string content) override;
+
+  std::map<std::string, std::string> files_;
+};
+
+// Writes below a directory. A file whose content is already on disk is not touched (it keeps its
+// modification time, so the build system sees no change); otherwise the content goes to a
+// temporary file in the same directory that is renamed over the target, so a killed run never
+// leaves a half-written file. Parent directories are created as needed.
+class DirectorySink final : public OutputSink {
+ public:
+  DirectorySink(std::filesystem::path root, Diagnostics& diags);
+
+  const std::filesystem::path& root() const { return root_; }
+  int writtenCount() const { return writtenCount_; }
+  int unchangedCount() const { return unchangedCount_; }
+
+ private:
+  bool store(const std::string& relPath, std::string content) override;
+  bool replaceFile(const std::filesystem::path& target, std::string_view content);
+
+  std::filesystem::path root_;
+  int writtenCount_ = 0;
+  int unchangedCount_ = 0;
+  unsigned tempCounter_ = 0;
+};
+
+// Reads input files whole and remembers them (for depfiles).
+class InputFiles {
+ public:
+  explicit InputFiles(Diagnostics& diags) : diags_(diags) {}
+
+  // The file's bytes, or nullopt after reporting "PATH: error: cannot read: REASON" (with `what`,
+  // e.g. "template": "cannot read template: REASON").
+  std::optional<std::string> read(const std::string& path, std::string_view what = {});
+
+  // Every path read successfully, in the order first read, without repeats.
+  const std::vector<std::string>& paths() const { return paths_; }
+
+ private:
+  Diagnostics& diags_;
+  std::vector<std::string> paths_;
+  std::set<std::string, std::less<>> seen_;
+};
+
+// A Makefile-style depfile: "t1 t2: d1 \<newline>  d2<newline>", in the order given. In paths, a space
+// becomes "\ " (backslashes right before it doubled), '#' becomes "\#" and '$' becomes "$$".
+std::string makeDepfile(const std::vector<std::string>& targets, const std::vector<std::string>& deps);
+
+// One path per line, sorted, without repeats.
+std::string makeManifest(const std::vector<std::string>& paths);
+
+}  // namespace opgen::support
