@@ -5,7 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include <filesystem>
+
 #include "gen/Parse.h"
+#include "support/OutputSink.h"
 #include "support/Diagnostics.h"
 
 namespace {
@@ -66,16 +69,19 @@ int runParse(const std::vector<std::string>& args) {
   opgen::support::Diagnostics diags;
   auto ops = opgen::gen::loadModel(options, diags);
   if (!ops) return reportAndExit(diags);
-  auto json = opgen::gen::describeModel(*ops, diags);
-  if (!json) return reportAndExit(diags);
-  std::string text = json->dump(1) + "\n";
+  auto model = opgen::gen::describeModel(*ops);
+  std::string text = model.dump(1) + "\n";
   if (outPath.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-  } else if (FILE* f = std::fopen(outPath.c_str(), "wb")) {
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  } else {
-    return usageError("cannot write " + outPath);
+    return reportAndExit(diags);
+  }
+  auto dir = std::filesystem::path(outPath).parent_path();
+  opgen::support::DirectorySink sink(dir.empty() ? "." : dir, diags);
+  if (sink.write(std::filesystem::path(outPath).filename().string(), text)) {
+    const auto& counts = model["counts"];
+    std::cerr << "opgen: wrote " << outPath << ": the model of " << options.nativeFunctionsPath << ", "
+              << counts["native_functions"] << " native functions, " << counts["groups"] << " groups, "
+              << counts["view_groups"] << " view groups, " << model["backend_indices"].size() << " dispatch keys\n";
   }
   return reportAndExit(diags);
 }

@@ -1,26 +1,14 @@
 #include "gen/Parse.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "model/Groups.h"
 #include "model/Loader.h"
+#include "support/OutputSink.h"
 
 namespace opgen::gen {
 
 namespace {
-
-std::optional<std::string> readFile(const std::string& path, support::Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(support::SourceLoc{path, 0, 0}, "cannot read: " + std::string(std::strerror(errno)));
-    return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 nlohmann::ordered_json nameOrNull(const model::NativeFunction* f) {
   return f ? nlohmann::ordered_json(f->func.name.str()) : nlohmann::ordered_json(nullptr);
@@ -55,6 +43,7 @@ nlohmann::ordered_json describeFunction(const model::NativeFunction& f, const mo
 }  // namespace
 
 std::optional<model::Operators> loadModel(const ParseOptions& options, support::Diagnostics& diags) {
+  support::InputFiles inputs(diags);
   std::string tagsPath;
   if (options.tagsPath) {
     tagsPath = *options.tagsPath;
@@ -64,23 +53,20 @@ std::optional<model::Operators> loadModel(const ParseOptions& options, support::
   }
   std::set<std::string> tags;
   if (!tagsPath.empty()) {
-    auto text = readFile(tagsPath, diags);
+    auto text = inputs.read(tagsPath);
     if (!text) return std::nullopt;
     auto loaded = model::loadTags(tagsPath, *text, diags);
     if (!loaded) return std::nullopt;
     tags = std::move(*loaded);
   }
-  auto text = readFile(options.nativeFunctionsPath, diags);
+  auto text = inputs.read(options.nativeFunctionsPath);
   if (!text) return std::nullopt;
   model::LoadOptions loadOptions;
   loadOptions.skipNativeFunctionsGen = options.skipNativeFunctionsGen;
   return model::loadNativeFunctions(options.nativeFunctionsPath, *text, tags, loadOptions, diags);
 }
 
-std::optional<nlohmann::ordered_json> describeModel(const model::Operators& ops, support::Diagnostics& diags) {
-  auto groups = model::groupNativeFunctions(ops.functions(), diags);
-  auto viewGroups = model::groupByView(ops.functions(), diags);
-  if (!groups || !viewGroups) return std::nullopt;
+nlohmann::ordered_json describeModel(const model::Operators& ops) {
 
   nlohmann::ordered_json j;
   nlohmann::ordered_json functions = nlohmann::ordered_json::array();
@@ -88,7 +74,7 @@ std::optional<nlohmann::ordered_json> describeModel(const model::Operators& ops,
   j["native_functions"] = std::move(functions);
 
   nlohmann::ordered_json groupList = nlohmann::ordered_json::array();
-  for (const auto& item : *groups) {
+  for (const auto& item : ops.grouped()) {
     if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) {
       nlohmann::ordered_json e;
       e["functional"] = nameOrNull(g->functional);
@@ -100,7 +86,7 @@ std::optional<nlohmann::ordered_json> describeModel(const model::Operators& ops,
     }
   }
   nlohmann::ordered_json viewList = nlohmann::ordered_json::array();
-  for (const auto& item : *viewGroups) {
+  for (const auto& item : ops.groupedByView()) {
     if (const auto* g = std::get_if<model::NativeFunctionsViewGroup>(&item)) {
       nlohmann::ordered_json e;
       e["view"] = nameOrNull(g->view);

@@ -22,6 +22,6 @@ struct ParseOptions {
 std::optional<model::Operators> loadModel(const ParseOptions& options, support::Diagnostics& diags);
 
 // The model as documented in README.md: native_functions, groups, view_groups, counts, backend_indices.
-std::optional<nlohmann::ordered_json> describeModel(const model::Operators& ops, support::Diagnostics& diags);
+nlohmann::ordered_json describeModel(const model::Operators& ops);
 
 }  // namespace opgen::gen

@@ -170,6 +170,8 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
     const NativeFunction* mutableFn = find(SchemaKind::Mutable);
     const NativeFunction* out = find(SchemaKind::Out);
 
+    // A family of scratch variants alone has nothing to generate from.
+    if (!functional && !inplace && !mutableFn && !out) continue;
     bool isCore = false, allManual = true, hasViewOps = false, allCompositeImplicit = true;
     for (const auto& [kind, f] : family) {
       isCore = isCore || f->tags.count("core");

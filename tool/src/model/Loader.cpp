@@ -129,12 +129,12 @@ bool EntryParser::parseFunc(NativeFunction& f, YAML::Node& funcNode) {
   auto parts = support::split(text, "::");
   std::string_view entity = parts.back();
   int entityOffset = static_cast<int>(text.size() - entity.size());
+  entryName_ = std::string(entity.substr(0, entity.find('(')));
   if (parts.size() > 2)
     return fail(funcNode, "codegen doesn't support more than 1 level(s) of custom namespace; got '" +
                               std::string(text.substr(0, text.size() - entity.size() - 2)) + "'");
   f.explicitNamespace = parts.size() == 2;
   f.ns = parts.size() == 2 ? std::string(parts[0]) : "aten";
-  entryName_ = std::string(entity.substr(0, entity.find('(')));
   auto schema = FunctionSchema::parse(entity);
   if (!schema) return fail(funcNode, schema.error().message, entityOffset + std::max(0, schema.error().offset));
   f.func = schema.take();
@@ -580,7 +580,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   const int errorsBefore = diags.errorCount();
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
-  if (doc->IsNull()) return Operators({}, {}, validTags);
+  if (doc->IsNull()) return Operators({}, {}, validTags);  // no functions, no groups
   if (!doc->IsSequence()) {
     diags.error(support::locOf(*doc, path), "native_functions.yaml must be a list of entries, not " + support::describeNode(*doc));
     return std::nullopt;
@@ -612,7 +612,9 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   }
   if (diags.errorCount() > errorsBefore) return std::nullopt;
   if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, diags)) return std::nullopt;
-  return Operators(std::move(functions), indices.take(), validTags);
+  Operators ops(std::move(functions), indices.take(), validTags);
+  if (!ops.buildGroups(diags)) return std::nullopt;
+  return ops;
 }
 
 }  // namespace opgen::model

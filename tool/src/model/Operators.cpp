@@ -26,3 +26,16 @@ const NativeFunction* Operators::find(const OperatorName& name) const {
 }
 
 }  // namespace opgen::model
+
+namespace opgen::model {
+
+bool Operators::buildGroups(support::Diagnostics& diags) {
+  auto grouped = groupNativeFunctions(view_, diags);
+  auto byView = groupByView(view_, diags);
+  if (!grouped || !byView) return false;
+  grouped_ = std::move(*grouped);
+  groupedByView_ = std::move(*byView);
+  return true;
+}
+
+}  // namespace opgen::model

@@ -1,6 +1,6 @@
 // Everything a native_functions.yaml declares, after loading: the native functions in torchgen's
-// order (entries of the file, then autogen-made ones) and one BackendIndex per dispatch key.
-// Immutable once built.
+// order (entries of the file, then autogen-made ones), one BackendIndex per dispatch key, and the
+// functions grouped by operator and by view. Immutable once built; groups point into the object.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/Groups.h"
 #include "model/NativeFunction.h"
 
 namespace opgen::model {
@@ -16,6 +17,9 @@ class Operators {
  public:
   Operators(std::vector<std::unique_ptr<const NativeFunction>> functions,
             std::vector<BackendIndex> backendIndices, std::set<std::string> validTags);
+  // Groups the functions (torchgen's get_grouped_native_functions and
+  // get_grouped_by_view_native_functions) and checks the groups; false on error.
+  bool buildGroups(support::Diagnostics& diags);
 
   const std::vector<const NativeFunction*>& functions() const { return view_; }
   // In the order keys first received a kernel.
@@ -24,6 +28,8 @@ class Operators {
   const BackendIndex& index(DispatchKey key) const;
   const std::set<std::string>& validTags() const { return validTags_; }
   const NativeFunction* find(const OperatorName& name) const;
+  const std::vector<FunctionOrGroup>& grouped() const { return grouped_; }
+  const std::vector<FunctionOrViewGroup>& groupedByView() const { return groupedByView_; }
 
  private:
   std::vector<std::unique_ptr<const NativeFunction>> owned_;
@@ -31,6 +37,8 @@ class Operators {
   std::vector<BackendIndex> indices_;
   std::vector<BackendIndex> emptyIndices_;
   std::set<std::string> validTags_;
+  std::vector<FunctionOrGroup> grouped_;
+  std::vector<FunctionOrViewGroup> groupedByView_;
 };
 
 }  // namespace opgen::model
