@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 
 struct ProcessResult {
   int exitCode = -1;     // the exit status; 128 + N when killed by signal N; 127 when exec failed
+  int signal = 0;        // the signal that killed the process, 0 when it exited
   std::string out;       // everything the process wrote to stdout
   std::string err;       // everything the process wrote to stderr
   std::string command;   // the command line, shell-quoted, for messages
@@ -40,7 +41,12 @@ struct ProcessResult {
   // "`cmd` exited with 2; stderr: ..." (stderr shortened to maxErr characters), for assertion messages.
   std::string describe(std::size_t maxErr = 4000) const {
     std::ostringstream s;
-    s << "`" << command << "` exited with " << exitCode;
+    s << "`" << command << "` ";
+    if (signal != 0) {
+      s << "was killed by signal " << signal << " (" << strsignal(signal) << ")";
+    } else {
+      s << "exited with " << exitCode;
+    }
     if (!err.empty()) {
       s << "; stderr:\n" << (err.size() > maxErr ? "..." + err.substr(err.size() - maxErr) : err);
     }
@@ -186,7 +192,8 @@ inline ProcessResult runProcess(const std::vector<std::string>& argv, const Proc
   if (WIFEXITED(status)) {
     result.exitCode = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
-    result.exitCode = 128 + WTERMSIG(status);
+    result.signal = WTERMSIG(status);
+    result.exitCode = 128 + result.signal;
   }
   return result;
 }
