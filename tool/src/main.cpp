@@ -1,4 +1,5 @@
 // opgen's command line: parses arguments and hands over to a driver in gen/. Nothing else lives here.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -16,7 +17,7 @@ namespace {
 constexpr std::string_view kUsage = R"(opgen: PyTorch operator code generation (torchgen 2.14.1, in C++)
 
 Usage:
-  opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json]
+  opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
         Check a native_functions.yaml and print its model as JSON (see README.md).
         TAGS_YAML defaults to tags.yaml beside the native functions file.
   opgen --help | -h      This text.
@@ -25,6 +26,23 @@ Usage:
 Errors are printed as FILE:LINE:COL: error: MESSAGE; the exit status is 1 on any error and 2 on
 a bad command line.
 )";
+
+// With --timings: how long each phase took, on stderr (never in outputs).
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool enabled) : enabled_(enabled), last_(std::chrono::steady_clock::now()) {}
+  void phase(const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    if (enabled_)
+      std::cerr << "opgen: " << name << ": "
+                << std::chrono::duration_cast<std::chrono::microseconds>(now - last_).count() / 1000.0 << " ms\n";
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 int usageError(const std::string& message) {
   std::cerr << "opgen: " << message << "\nTry 'opgen --help'.\n";
@@ -39,6 +57,7 @@ int reportAndExit(const opgen::support::Diagnostics& diags) {
 int runParse(const std::vector<std::string>& args) {
   opgen::gen::ParseOptions options;
   std::string outPath;
+  bool timings = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& into) {
@@ -52,6 +71,8 @@ int runParse(const std::vector<std::string>& args) {
       options.tagsPath = v;
     } else if (a == "-o" || a == "--output") {
       if (!value(outPath)) return usageError(a + " needs a file");
+    } else if (a == "--timings") {
+      timings = true;
     } else if (a == "--skip-autogen") {
       options.skipNativeFunctionsGen = true;
     } else if (a == "-h" || a == "--help") {
@@ -67,10 +88,14 @@ int runParse(const std::vector<std::string>& args) {
   }
   if (options.nativeFunctionsPath.empty()) return usageError("parse: missing NATIVE_FUNCTIONS_YAML");
   opgen::support::Diagnostics diags;
+  PhaseTimer timer(timings);
   auto ops = opgen::gen::loadModel(options, diags);
+  timer.phase("load");
   if (!ops) return reportAndExit(diags);
   auto model = opgen::gen::describeModel(*ops);
+  timer.phase("describe");
   std::string text = model.dump(1) + "\n";
+  timer.phase("dump");
   if (outPath.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return reportAndExit(diags);

@@ -229,3 +229,37 @@ TEST(LoaderErrors, MissingAutogen) {
 
 }  // namespace
 }  // namespace opgen::model
+
+namespace opgen::model {
+namespace {
+
+std::string tagsErrorOf(const std::string& yaml) {
+  support::Diagnostics diags;
+  auto tags = loadTags("tags.yaml", yaml, diags);
+  EXPECT_FALSE(tags.has_value()) << "expected an error for:\n" << yaml;
+  return diags.all().empty() ? std::string("(no diagnostic)") : diags.all().front().str();
+}
+
+TEST(Tags, Loads) {
+  support::Diagnostics diags;
+  auto tags = loadTags("tags.yaml", "- tag: core\n  desc: Core.\n- tag: pointwise\n  desc: |\n    Elementwise.\n", diags);
+  ASSERT_TRUE(tags) << diags.str();
+  EXPECT_EQ(*tags, (std::set<std::string>{"core", "pointwise"}));
+}
+
+TEST(TagsErrors, MissingDescription) {
+  EXPECT_EQ(tagsErrorOf("- tag: core\n- tag: pointwise\n  desc: x\n"),
+            "tags.yaml:1:3: error: tag 'core' must have a non-empty description");
+}
+
+TEST(TagsErrors, NotAList) {
+  EXPECT_EQ(tagsErrorOf("tag: core\ndesc: x\n"),
+            "tags.yaml:1:1: error: tags.yaml must be a list of '- tag: NAME' entries, not a mapping");
+}
+
+TEST(TagsErrors, EntryWithoutTag) {
+  EXPECT_EQ(tagsErrorOf("- desc: x\n"), "tags.yaml:1:3: error: a tags.yaml entry must be a mapping with a string 'tag' key");
+}
+
+}  // namespace
+}  // namespace opgen::model

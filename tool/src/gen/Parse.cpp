@@ -16,7 +16,8 @@ nlohmann::ordered_json nameOrNull(const model::NativeFunction* f) {
 
 nlohmann::ordered_json describeFunction(const model::NativeFunction& f, const model::Operators& ops) {
   nlohmann::ordered_json j;
-  j["name"] = f.func.name.str();
+  const std::string name = f.func.name.str();
+  j["name"] = name;
   j["namespace"] = f.ns;
   j["func"] = f.funcText.empty() ? (f.explicitNamespace ? f.ns + "::" : std::string()) + f.func.str() : f.funcText;
   j["location"] = f.loc.str();
@@ -24,7 +25,7 @@ nlohmann::ordered_json describeFunction(const model::NativeFunction& f, const mo
   j["kind"] = std::string(model::schemaKindName(f.func.kind()));
   nlohmann::ordered_json dispatch = nlohmann::ordered_json::object();
   for (const auto& index : ops.backendIndices()) {
-    if (const auto* m = index.find(f.func.name)) {
+    if (const auto* m = index.find(std::string_view(name))) {
       std::string kernel = m->cppNamespace == "at::native" ? m->kernel : m->cppNamespace + "::" + m->kernel;
       dispatch[std::string(model::dispatchKeyName(index.dispatchKey()))] = kernel;
     }

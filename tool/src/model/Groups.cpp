@@ -15,15 +15,9 @@ void fail(support::Diagnostics& diags, const NativeFunction& f, const std::strin
   diags.error(locOf(f), "in '" + f.func.name.str() + "': " + message);
 }
 
-// The rules of NativeFunctionsGroup.__post_init__.
+// The rules of NativeFunctionsGroup.__post_init__ (the members share a signature by construction).
 bool checkGroup(const NativeFunctionsGroup& g, support::Diagnostics& diags) {
-  const std::string sig = g.functional->func.signature().str();
   for (const NativeFunction* f : g.functions()) {
-    if (f->func.signature().str() != sig) {
-      fail(diags, *f, "grouped with " + g.functional->func.name.str() + " but the signatures differ: " + sig +
-                          " != " + f->func.signature().str());
-      return false;
-    }
     if (g.structured() != f->partOfStructuredGroup()) {
       fail(diags, *f, "the group of " + g.out->func.name.str() + " mixes structured and unstructured functions (" +
                           g.out->func.name.str() + " and " + f->func.name.str() + ")");

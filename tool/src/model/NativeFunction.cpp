@@ -50,8 +50,10 @@ bool BackendIndex::add(const OperatorName& op, BackendMetadata m) {
   return true;
 }
 
-const BackendMetadata* BackendIndex::find(const OperatorName& op) const {
-  auto it = byName_.find(op.str());
+const BackendMetadata* BackendIndex::find(const OperatorName& op) const { return find(std::string_view(op.str())); }
+
+const BackendMetadata* BackendIndex::find(std::string_view opName) const {
+  auto it = byName_.find(opName);
   return it == byName_.end() ? nullptr : &order_[it->second].second;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -108,6 +109,8 @@ class BackendIndex {
   // false if the operator already has a kernel for this key.
   bool add(const OperatorName& op, BackendMetadata m);
   const BackendMetadata* find(const OperatorName& op) const;
+  // By the operator name's string form ("add.Tensor"), without building one.
+  const BackendMetadata* find(std::string_view opName) const;
   bool has(const OperatorName& op) const { return find(op) != nullptr; }
   size_t size() const { return order_.size(); }
   // (operator name string, metadata) in insertion order.
@@ -119,7 +122,11 @@ class BackendIndex {
   bool deviceGuard_ = false;
   bool external_ = false;
   std::vector<std::pair<std::string, BackendMetadata>> order_;
-  std::unordered_map<std::string, size_t> byName_;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> byName_;
 };
 
 }  // namespace opgen::model

@@ -6,7 +6,10 @@ Operators::Operators(std::vector<std::unique_ptr<const NativeFunction>> function
                      std::vector<BackendIndex> backendIndices, std::set<std::string> validTags)
     : owned_(std::move(functions)), indices_(std::move(backendIndices)), validTags_(std::move(validTags)) {
   view_.reserve(owned_.size());
-  for (const auto& f : owned_) view_.push_back(f.get());
+  for (const auto& f : owned_) {
+    view_.push_back(f.get());
+    byName_.emplace(f->func.name.str(), f.get());
+  }
   // One empty index per key, so that index() can hand out a reference for keys without kernels.
   for (size_t k = 0; k <= static_cast<size_t>(DispatchKey::AutogradPrivateUse3); ++k)
     emptyIndices_.emplace_back(static_cast<DispatchKey>(k), true, false, false);
@@ -19,10 +22,8 @@ const BackendIndex& Operators::index(DispatchKey key) const {
 }
 
 const NativeFunction* Operators::find(const OperatorName& name) const {
-  std::string key = name.str();
-  for (const NativeFunction* f : view_)
-    if (f->func.name.str() == key) return f;
-  return nullptr;
+  auto it = byName_.find(name.str());
+  return it == byName_.end() ? nullptr : it->second;
 }
 
 }  // namespace opgen::model

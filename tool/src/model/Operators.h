@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/Groups.h"
@@ -34,6 +35,7 @@ class Operators {
  private:
   std::vector<std::unique_ptr<const NativeFunction>> owned_;
   std::vector<const NativeFunction*> view_;
+  std::unordered_map<std::string, const NativeFunction*> byName_;
   std::vector<BackendIndex> indices_;
   std::vector<BackendIndex> emptyIndices_;
   std::set<std::string> validTags_;
