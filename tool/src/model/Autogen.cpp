@@ -157,7 +157,7 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
 
   const int errorsBefore = diags.errorCount();
   auto error = [&](const NativeFunction& f, const std::string& message) {
-    diags.error(support::SourceLoc{f.loc.file, f.loc.line, 0}, "in '" + f.func.name.str() + "': " + message);
+    diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + message);
   };
   for (auto& family : *families) {
     auto find = [&](SchemaKind k) -> const NativeFunction* {
@@ -203,7 +203,7 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
         error(*base, message);
         continue;
       }
-      diags.warning(support::SourceLoc{base->loc.file, base->loc.line, 0},
+      diags.warning(base->loc.sourceLoc(),
                     "in '" + base->func.name.str() + "': " + message + " (accepted in an older file that uses Dimname)");
     }
     auto emit = [&](SchemaKind k) {

@@ -9,7 +9,7 @@ namespace opgen::model {
 
 namespace {
 
-support::SourceLoc locOf(const NativeFunction& f) { return support::SourceLoc{f.loc.file, f.loc.line, 0}; }
+support::SourceLoc locOf(const NativeFunction& f) { return f.loc.sourceLoc(); }
 
 void fail(support::Diagnostics& diags, const NativeFunction& f, const std::string& message) {
   diags.error(locOf(f), "in '" + f.func.name.str() + "': " + message);

@@ -424,7 +424,8 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
   if (!e_.IsMap()) return fail(e_, "an entry must be a mapping with a 'func' key, not " + support::describeNode(e_));
   YAML::Node funcNode;
   if (!parseFunc(f, funcNode) || !checkKeys()) return false;
-  f.loc = Location{path_, support::locOf(e_, path_).line};
+  const SourceLoc at = support::locOf(e_, path_);
+  f.loc = Location{path_, at.line, at.column};
 
   if (YAML::Node n = get("cpp_no_default_args"); n.IsDefined()) {
     if (!n.IsSequence()) return fail(n, "cpp_no_default_args must be a list of argument names");

@@ -49,11 +49,14 @@ struct BackendMetadata {
   bool supportsSymInt() const { return kernel.find("_symint") != std::string::npos; }
 };
 
-// Where an entry came from. Line is 1-based (the line of the entry's first key).
+// Where an entry came from: the position of its first key (1-based).
 struct Location {
   std::string file;
   int line = 0;
+  int column = 0;
+  // torchgen's form, FILE:LINE.
   std::string str() const { return file + ":" + std::to_string(line); }
+  support::SourceLoc sourceLoc() const { return support::SourceLoc{file, line, column}; }
 };
 
 struct NativeFunction {
