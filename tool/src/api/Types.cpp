@@ -1,0 +1,321 @@
+#include "api/Types.h"
+
+namespace opgen::api {
+
+// ---------------------------------------------------------------------------------------------
+// BaseCppType and the mappings
+
+std::string BaseCppType::str() const {
+  if (ns.empty()) return std::string(name);
+  std::string s;
+  s.reserve(ns.size() + 2 + name.size());
+  s.append(ns).append("::").append(name);
+  return s;
+}
+
+std::optional<BaseCppType> baseTypeToCpp(model::BaseTy t) {
+  using model::BaseTy;
+  switch (t) {
+    case BaseTy::Int:
+      return longT;
+    case BaseTy::Float:
+      return doubleT;
+    case BaseTy::Bool:
+      return boolT;
+    case BaseTy::Str:
+      return stringT;
+    case BaseTy::Generator:
+      return generatorT;
+    case BaseTy::ScalarType:
+      return scalarTypeT;
+    case BaseTy::Tensor:
+      return tensorT;
+    case BaseTy::DimVector:
+      return dimVectorT;
+    case BaseTy::Layout:
+      return layoutT;
+    case BaseTy::Device:
+      return deviceT;
+    case BaseTy::DeviceIndex:
+      return deviceIndexT;
+    case BaseTy::Scalar:
+      return scalarT;
+    case BaseTy::MemoryFormat:
+      return memoryFormatT;
+    case BaseTy::QScheme:
+      return qschemeT;
+    case BaseTy::Storage:
+      return storageT;
+    case BaseTy::Stream:
+      return streamT;
+    case BaseTy::SymInt:
+      return SymIntT;
+    case BaseTy::SymBool:
+      return SymBoolT;
+    case BaseTy::Dimname:
+      return dimnameT;
+    case BaseTy::GraphModule:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<BaseCppType> scalarTypeToCpp(model::ScalarType t) {
+  using model::ScalarType;
+  switch (t) {
+    case ScalarType::Byte:
+      return byteT;
+    case ScalarType::Char:
+      return charT;
+    case ScalarType::Short:
+      return shortT;
+    case ScalarType::Int:
+      return int32T;
+    case ScalarType::Long:
+      return longT;
+    case ScalarType::Half:
+      return halfT;
+    case ScalarType::Float:
+      return floatT;
+    case ScalarType::Double:
+      return doubleT;
+    case ScalarType::ComplexHalf:
+      return complexHalfT;
+    case ScalarType::ComplexFloat:
+      return complexFloatT;
+    case ScalarType::ComplexDouble:
+      return complexDoubleT;
+    case ScalarType::Bool:
+      return boolT;
+    case ScalarType::Float8_e5m2:
+      return float8_e5m2T;
+    case ScalarType::Float8_e5m2fnuz:
+      return float8_e5m2fnuzT;
+    case ScalarType::Float8_e4m3fn:
+      return float8_e4m3fnT;
+    case ScalarType::Float8_e4m3fnuz:
+      return float8_e4m3fnuzT;
+    case ScalarType::Float8_e8m0fnu:
+      return float8_e8m0fnuT;
+    case ScalarType::BFloat16:
+      return std::nullopt;  // as in torchgen
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CType
+
+CType CType::base(BaseCppType t) { return CType(Kind::Base, t, 0, nullptr); }
+
+CType CType::wrap(Kind k, CType elem, int size) {
+  return CType(k, BaseCppType{}, size, std::make_shared<const std::vector<CType>>(std::vector<CType>{std::move(elem)}));
+}
+
+CType CType::constRef(CType elem) { return wrap(Kind::ConstRef, std::move(elem)); }
+CType CType::mutRef(CType elem) { return wrap(Kind::MutRef, std::move(elem)); }
+CType CType::optional(CType elem) { return wrap(Kind::Optional, std::move(elem)); }
+CType CType::list(CType elem) { return wrap(Kind::List, std::move(elem)); }
+CType CType::arrayRef(CType elem) { return wrap(Kind::ArrayRef, std::move(elem)); }
+CType CType::vector(CType elem) { return wrap(Kind::Vector, std::move(elem)); }
+CType CType::array(CType elem, int size) { return wrap(Kind::Array, std::move(elem), size); }
+CType CType::vectorized(CType elem) { return wrap(Kind::Vectorized, std::move(elem)); }
+CType CType::tuple(std::vector<CType> elems) {
+  return CType(Kind::Tuple, BaseCppType{}, 0, std::make_shared<const std::vector<CType>>(std::move(elems)));
+}
+
+void CType::appendCppType(std::string& out, bool stripRef) const {
+  auto nested = [&](std::string_view open, std::string_view close) {
+    out.append(open);
+    elem().appendCppType(out);  // strip_ref is not passed down
+    out.append(close);
+  };
+  switch (kind_) {
+    case Kind::Base:
+      if (!base_.ns.empty()) out.append(base_.ns).append("::");
+      out.append(base_.name);
+      return;
+    case Kind::ConstRef:
+      if (stripRef) return elem().appendCppType(out, true);
+      return nested("const ", " &");
+    case Kind::MutRef:
+      if (stripRef) return elem().appendCppType(out, true);
+      elem().appendCppType(out);
+      out.append(" &");
+      return;
+    case Kind::Optional:
+      return nested("::std::optional<", ">");
+    case Kind::List:
+      return nested("c10::List<", ">");
+    case Kind::ArrayRef:
+      return nested("at::ArrayRef<", ">");
+    case Kind::Vector:
+      return nested("::std::vector<", ">");
+    case Kind::Vectorized:
+      return nested("at::vec::Vectorized<", ">");
+    case Kind::Array:
+      out.append("::std::array<");
+      elem().appendCppType(out);
+      out.append(",").append(std::to_string(size_)).append(">");
+      return;
+    case Kind::Tuple:
+      out.append("::std::tuple<");
+      for (size_t i = 0; i < elems_->size(); ++i) {
+        if (i) out.append(",");
+        (*elems_)[i].appendCppType(out);
+      }
+      out.append(">");
+      return;
+  }
+}
+
+std::string CType::cppType(bool stripRef) const {
+  std::string s;
+  appendCppType(s, stripRef);
+  return s;
+}
+
+CType CType::removeConstRef() const {
+  switch (kind_) {
+    case Kind::Base:
+    case Kind::Vectorized:
+      return *this;
+    case Kind::ConstRef:
+    case Kind::MutRef:
+      return elem().removeConstRef();
+    case Kind::Tuple: {
+      std::vector<CType> es;
+      es.reserve(elems_->size());
+      for (const CType& e : *elems_) es.push_back(e.removeConstRef());
+      return tuple(std::move(es));
+    }
+    default:
+      return wrap(kind_, elem().removeConstRef(), size_);
+  }
+}
+
+bool CType::operator==(const CType& o) const {
+  if (kind_ != o.kind_) return false;
+  if (kind_ == Kind::Base) return base_ == o.base_;
+  if (size_ != o.size_) return false;
+  if (elems_ == o.elems_) return true;
+  return *elems_ == *o.elems_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names, bindings, expressions
+
+std::string ArgName::str() const {
+  if (special == Special::PossiblyRedundantMemoryFormat) return "SpecialArgName.possibly_redundant_memory_format";
+  return name;
+}
+
+const model::Argument* Binding::schemaArgument() const {
+  auto p = std::get_if<const model::Argument*>(&argument);
+  return p ? *p : nullptr;
+}
+
+const model::TensorOptionsArguments* Binding::tensorOptions() const {
+  auto p = std::get_if<const model::TensorOptionsArguments*>(&argument);
+  return p ? *p : nullptr;
+}
+
+std::string Binding::decl(bool funcPtrCast) const {
+  std::string s = type();
+  if (funcPtrCast) return s;
+  s.append(" ").append(name);
+  if (defaultValue) s.append("=").append(*defaultValue);
+  return s;
+}
+
+std::string Binding::defn() const {
+  std::string s = type();
+  s.append(" ").append(name);
+  return s;
+}
+
+Binding Binding::noDefault() const {
+  Binding b = *this;
+  b.defaultValue.reset();
+  return b;
+}
+
+Binding Binding::withName(std::string newName) const {
+  Binding b = *this;
+  b.name = std::move(newName);
+  return b;
+}
+
+namespace {
+template <class F>
+std::string joinWith(const std::vector<Binding>& bindings, F f) {
+  std::string s;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (i) s.append(", ");
+    s.append(f(bindings[i]));
+  }
+  return s;
+}
+}  // namespace
+
+std::string joinDecls(const std::vector<Binding>& bs) {
+  return joinWith(bs, [](const Binding& b) { return b.decl(); });
+}
+std::string joinDefns(const std::vector<Binding>& bs) {
+  return joinWith(bs, [](const Binding& b) { return b.defn(); });
+}
+std::string joinTypes(const std::vector<Binding>& bs) {
+  return joinWith(bs, [](const Binding& b) { return b.type(); });
+}
+std::string joinNames(const std::vector<Binding>& bs) {
+  return joinWith(bs, [](const Binding& b) { return b.name; });
+}
+
+std::string joinExprs(const std::vector<Expr>& exprs) {
+  std::string s;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    if (i) s.append(", ");
+    s.append(exprs[i].expr);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument items
+
+namespace {
+void appendPlain(std::vector<ArgumentItem>& out, const std::vector<model::Argument>& args) {
+  for (const auto& a : args) out.push_back(ArgumentItem{ArgumentItem::Kind::Plain, &a, nullptr});
+}
+}  // namespace
+
+std::vector<ArgumentItem> positionalItems(const model::Arguments& args) {
+  std::vector<ArgumentItem> r;
+  r.reserve(args.preSelfPositional.size() + 1 + args.postSelfPositional.size());
+  appendPlain(r, args.preSelfPositional);
+  if (args.selfArg) r.push_back(ArgumentItem{ArgumentItem::Kind::Self, &*args.selfArg, nullptr});
+  appendPlain(r, args.postSelfPositional);
+  return r;
+}
+
+std::vector<ArgumentItem> kwargOnlyItems(const model::Arguments& args) {
+  std::vector<ArgumentItem> r;
+  appendPlain(r, args.preTensorOptionsKwargOnly);
+  if (args.tensorOptions) r.push_back(ArgumentItem{ArgumentItem::Kind::TensorOptions, nullptr, &*args.tensorOptions});
+  appendPlain(r, args.postTensorOptionsKwargOnly);
+  return r;
+}
+
+std::vector<ArgumentItem> nonOutItems(const model::Arguments& args) {
+  std::vector<ArgumentItem> r = positionalItems(args);
+  for (const auto& i : kwargOnlyItems(args)) r.push_back(i);
+  return r;
+}
+
+std::vector<ArgumentItem> outItems(const model::Arguments& args) {
+  std::vector<ArgumentItem> r;
+  appendPlain(r, args.out);
+  return r;
+}
+
+}  // namespace opgen::api

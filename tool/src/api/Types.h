@@ -1,0 +1,262 @@
+// The vocabulary of the api layer (torchgen's api/types/types_base.py and types.py): C++ types as
+// values (CType), C++ types that know what they stand for (NamedCType), formal parameters (Binding),
+// expressions (Expr), and the explicit options that replace torchgen's thread-local `local` settings.
+//
+// Everything here is an immutable value. Bindings point into the model (the Argument or
+// TensorOptionsArguments they come from), so a model::Operators must outlive the bindings made from it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "model/Groups.h"
+#include "model/NativeFunction.h"
+#include "model/Schema.h"
+
+namespace opgen::api {
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+// torchgen's `local.parametrize(...)` settings, passed explicitly. torchgen sets them around the
+// code generation of one native function (context.native_function_manager): Options::of(f) gives the
+// same values. For a group, torchgen uses the group's out= function (NativeFunctionsGroup) or its
+// view (NativeFunctionsViewGroup).
+struct Options {
+  // Mutable tensor arguments (Tensor(a!)) are `const at::Tensor &` instead of `at::Tensor &`, and
+  // mutable tensor returns too.
+  bool constRefForMutableTensors = false;
+  // Tensor[] arguments are `const at::ITensorListRef &` instead of `at::TensorList`.
+  bool ilistRefForTensorLists = false;
+
+  static Options of(const model::NativeFunction& f) {
+    return Options{f.useConstRefForMutableTensors, f.partOfStructuredGroup()};
+  }
+  static Options of(const model::NativeFunctionsGroup& g) { return of(*g.out); }
+  static Options of(const model::NativeFunctionsViewGroup& g) { return of(*g.view); }
+  bool operator==(const Options&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// C++ types
+
+// A non-templated C++ type name, e.g. at::Tensor. Both parts must be string literals (or otherwise
+// outlive every use); the well-known ones are the constants below.
+struct BaseCppType {
+  std::string_view ns;
+  std::string_view name;
+
+  std::string str() const;
+  bool operator==(const BaseCppType&) const = default;
+};
+
+inline constexpr BaseCppType byteT{"", "uint8_t"};
+inline constexpr BaseCppType charT{"", "int8_t"};
+inline constexpr BaseCppType shortT{"", "int16_t"};
+inline constexpr BaseCppType int32T{"", "int32_t"};
+inline constexpr BaseCppType longT{"", "int64_t"};
+inline constexpr BaseCppType doubleT{"", "double"};
+inline constexpr BaseCppType floatT{"", "float"};
+inline constexpr BaseCppType boolT{"", "bool"};
+inline constexpr BaseCppType voidT{"", "void"};
+
+inline constexpr BaseCppType halfT{"at", "Half"};
+inline constexpr BaseCppType complexHalfT{"c10", "complex<c10::Half>"};
+inline constexpr BaseCppType complexFloatT{"c10", "complex<float>"};
+inline constexpr BaseCppType complexDoubleT{"c10", "complex<double>"};
+inline constexpr BaseCppType bfloat16T{"at", "BFloat16"};
+inline constexpr BaseCppType float8_e5m2T{"at", "Float8_e5m2"};
+inline constexpr BaseCppType float8_e5m2fnuzT{"at", "Float8_e5m2fnuz"};
+inline constexpr BaseCppType float8_e4m3fnT{"at", "Float8_e4m3fn"};
+inline constexpr BaseCppType float8_e4m3fnuzT{"at", "Float8_e4m3fnuz"};
+inline constexpr BaseCppType float8_e8m0fnuT{"at", "Float8_e8m0fnu"};
+inline constexpr BaseCppType stringT{"c10", "string_view"};
+inline constexpr BaseCppType generatorT{"at", "Generator"};
+inline constexpr BaseCppType scalarTypeT{"at", "ScalarType"};
+inline constexpr BaseCppType tensorT{"at", "Tensor"};
+inline constexpr BaseCppType optionalTensorRefT{"at", "OptionalTensorRef"};
+inline constexpr BaseCppType tensorListT{"at", "TensorList"};
+inline constexpr BaseCppType iTensorListRefT{"at", "ITensorListRef"};
+inline constexpr BaseCppType iOptTensorListRefT{"at", "IOptTensorListRef"};
+inline constexpr BaseCppType dimVectorT{"at", "DimVector"};
+inline constexpr BaseCppType layoutT{"at", "Layout"};
+inline constexpr BaseCppType deviceT{"at", "Device"};
+inline constexpr BaseCppType deviceIndexT{"at", "DeviceIndex"};
+inline constexpr BaseCppType scalarT{"at", "Scalar"};
+inline constexpr BaseCppType optionalScalarRefT{"at", "OptionalScalarRef"};
+inline constexpr BaseCppType memoryFormatT{"at", "MemoryFormat"};
+inline constexpr BaseCppType qschemeT{"at", "QScheme"};
+inline constexpr BaseCppType storageT{"at", "Storage"};
+inline constexpr BaseCppType streamT{"at", "Stream"};
+inline constexpr BaseCppType intArrayRefT{"at", "IntArrayRef"};
+inline constexpr BaseCppType optionalIntArrayRefT{"at", "OptionalIntArrayRef"};
+inline constexpr BaseCppType optionalSymIntArrayRefT{"at", "OptionalSymIntArrayRef"};
+inline constexpr BaseCppType tensorOptionsT{"at", "TensorOptions"};
+inline constexpr BaseCppType typeAndSizeT{"torch::autograd::generated", "TypeAndSize"};
+inline constexpr BaseCppType tensorGeometryT{"at", "TensorGeometry"};
+inline constexpr BaseCppType SymIntT{"c10", "SymInt"};
+inline constexpr BaseCppType SymBoolT{"c10", "SymBool"};
+inline constexpr BaseCppType symIntArrayRefT{"c10", "SymIntArrayRef"};
+// Template parameters of ufunc kernels.
+inline constexpr BaseCppType scalar_t{"", "scalar_t"};
+inline constexpr BaseCppType opmath_t{"", "opmath_t"};
+// Only for older inputs (PyTorch 1.x's Dimname, which torchgen 2.14.1 no longer knows).
+inline constexpr BaseCppType dimnameT{"at", "Dimname"};
+inline constexpr BaseCppType dimnameListT{"at", "DimnameList"};
+
+// The C++ type of a schema base type (torchgen's BaseTypeToCppMapping); nullopt for the types that
+// have no such mapping (Tensor and Scalar, which depend on context, and GraphModule).
+std::optional<BaseCppType> baseTypeToCpp(model::BaseTy t);
+// The C++ type of a dtype (torchgen's ScalarTypeToCppMapping, which has no entry for BFloat16).
+std::optional<BaseCppType> scalarTypeToCpp(model::ScalarType t);
+
+// A C++ type with its structure (what translate() reasons about). A small immutable tree; copies share it.
+class CType {
+ public:
+  enum class Kind {
+    Base,        // T
+    ConstRef,    // const T &
+    MutRef,      // T &
+    Optional,    // ::std::optional<T>
+    List,        // c10::List<T>
+    ArrayRef,    // at::ArrayRef<T>
+    Vector,      // ::std::vector<T>
+    Array,       // ::std::array<T,N>
+    Tuple,       // ::std::tuple<T1,T2,...>
+    Vectorized,  // at::vec::Vectorized<T>
+  };
+
+  static CType base(BaseCppType t);
+  static CType constRef(CType elem);
+  static CType mutRef(CType elem);
+  static CType optional(CType elem);
+  static CType list(CType elem);
+  static CType arrayRef(CType elem);
+  static CType vector(CType elem);
+  static CType array(CType elem, int size);
+  static CType tuple(std::vector<CType> elems);
+  static CType vectorized(CType elem);
+
+  Kind kind() const { return kind_; }
+  bool is(Kind k) const { return kind_ == k; }
+  bool isBase(const BaseCppType& t) const { return kind_ == Kind::Base && base_ == t; }
+  const BaseCppType& baseType() const { return base_; }        // Kind::Base only
+  const CType& elem() const { return (*elems_)[0]; }           // every kind but Base and Tuple
+  const std::vector<CType>& elems() const { return *elems_; }  // Tuple
+  int size() const { return size_; }                           // Array
+
+  // The C++ spelling. strip_ref drops a top-level reference (only there: nested types keep theirs).
+  std::string cppType(bool stripRef = false) const;
+  void appendCppType(std::string& out, bool stripRef = false) const;
+  // The type without its references (const T & -> T, and inside containers too).
+  CType removeConstRef() const;
+
+  bool operator==(const CType& o) const;
+
+ private:
+  CType(Kind k, BaseCppType b, int size, std::shared_ptr<const std::vector<CType>> elems)
+      : kind_(k), base_(b), size_(size), elems_(std::move(elems)) {}
+  static CType wrap(Kind k, CType elem, int size = 0);
+
+  Kind kind_;
+  BaseCppType base_;
+  int size_ = 0;
+  std::shared_ptr<const std::vector<CType>> elems_;
+};
+
+// The name of what a type stands for: usually the argument's name; torchgen's
+// SpecialArgName.possibly_redundant_memory_format marks a memory_format argument of a function that
+// also takes tensor options.
+struct ArgName {
+  enum class Special { None, PossiblyRedundantMemoryFormat };
+
+  std::string name;  // empty when special
+  Special special = Special::None;
+
+  ArgName(std::string n) : name(std::move(n)) {}  // NOLINT: implicit by design
+  ArgName(const char* n) : name(n) {}             // NOLINT
+  static ArgName possiblyRedundantMemoryFormat() {
+    ArgName a{std::string()};
+    a.special = Special::PossiblyRedundantMemoryFormat;
+    return a;
+  }
+  bool isSpecial() const { return special != Special::None; }
+  // The name, or "SpecialArgName.possibly_redundant_memory_format" (torchgen's spelling).
+  std::string str() const;
+  bool operator==(const ArgName&) const = default;
+  bool operator==(std::string_view s) const { return special == Special::None && name == s; }
+};
+
+// A C++ type plus what it means (torchgen's NamedCType): `bool pin_memory` is not any bool.
+struct NamedCType {
+  ArgName name;
+  CType type;
+
+  std::string cppType(bool stripRef = false) const { return type.cppType(stripRef); }
+  NamedCType removeConstRef() const { return NamedCType{name, type.removeConstRef()}; }
+  NamedCType withName(std::string n) const { return NamedCType{std::move(n), type}; }
+  bool operator==(const NamedCType& o) const { return name == o.name && type == o.type; }
+};
+
+// What a binding was made from: a schema argument, or the tensor options as a whole (the C++ API's
+// `TensorOptions options`, and the native API's dtype/layout/device/pin_memory quadruple).
+using ArgumentRef = std::variant<const model::Argument*, const model::TensorOptionsArguments*>;
+
+// A formal parameter of some C++ API (torchgen's Binding).
+struct Binding {
+  std::string name;
+  NamedCType nctype;
+  ArgumentRef argument;
+  std::optional<std::string> defaultValue;  // C++ default expression
+
+  // The schema argument, or nullptr when the binding stands for the tensor options.
+  const model::Argument* schemaArgument() const;
+  // The tensor options, or nullptr when the binding stands for a schema argument.
+  const model::TensorOptionsArguments* tensorOptions() const;
+
+  std::string type() const { return nctype.cppType(); }
+  // "TYPE NAME=DEFAULT"; with funcPtrCast only "TYPE".
+  std::string decl(bool funcPtrCast = false) const;
+  // "TYPE NAME" (no default).
+  std::string defn() const;
+  Binding noDefault() const;
+  Binding withName(std::string newName) const;  // torchgen's rename() and with_name()
+};
+
+// A C++ expression and what it provides (torchgen's Expr).
+struct Expr {
+  std::string expr;
+  NamedCType type;
+
+  static Expr of(const Binding& b) { return Expr{b.name, b.nctype}; }
+};
+
+// ", "-joined declarations / definitions / types / names / expressions (the usual argument lists).
+std::string joinDecls(const std::vector<Binding>& bindings);
+std::string joinDefns(const std::vector<Binding>& bindings);
+std::string joinTypes(const std::vector<Binding>& bindings);
+std::string joinNames(const std::vector<Binding>& bindings);
+std::string joinExprs(const std::vector<Expr>& exprs);
+
+// ---------------------------------------------------------------------------------------------
+// torchgen's grouped views of an argument list
+
+// One element of torchgen's Arguments.positional / kwarg_only / non_out: a plain argument, self
+// (torchgen's SelfArgument), or the tensor options (TensorOptionsArguments).
+struct ArgumentItem {
+  enum class Kind { Plain, Self, TensorOptions };
+  Kind kind = Kind::Plain;
+  const model::Argument* argument = nullptr;                     // Plain and Self
+  const model::TensorOptionsArguments* tensorOptions = nullptr;  // TensorOptions
+};
+
+std::vector<ArgumentItem> positionalItems(const model::Arguments& args);
+std::vector<ArgumentItem> kwargOnlyItems(const model::Arguments& args);
+std::vector<ArgumentItem> nonOutItems(const model::Arguments& args);
+std::vector<ArgumentItem> outItems(const model::Arguments& args);
+
+}  // namespace opgen::api
