@@ -2,12 +2,15 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <filesystem>
 
+#include "gen/Gen.h"
+#include "gen/GenOptions.h"
 #include "gen/Parse.h"
 #include "support/OutputSink.h"
 #include "support/Diagnostics.h"
@@ -20,6 +23,9 @@ Usage:
   opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
         Check a native_functions.yaml and print its model as JSON (see README.md).
         TAGS_YAML defaults to tags.yaml beside the native functions file.
+  opgen gen [-s SRC] [-d INSTALL_DIR] [-o DEPS] [--per-operator-headers] [...]
+        Generate ATen's sources like `python -m torchgen.gen`, with the same command line and the
+        same files; `opgen gen --help` lists the options.
   opgen --help | -h      This text.
   opgen --version        The version.
 
@@ -111,6 +117,33 @@ int runParse(const std::vector<std::string>& args) {
   return reportAndExit(diags);
 }
 
+int runGen(const std::vector<std::string>& args) {
+  auto options = opgen::gen::parseGenCommandLine(args);
+  std::optional<std::string> problem;
+  if (!options) problem = options.error().message;
+  else if (options->help) {
+    std::cout << opgen::gen::genUsage();
+    return 0;
+  } else {
+    problem = opgen::gen::checkGenOptions(*options);
+  }
+  if (problem) {
+    std::cerr << "opgen gen: error: " << *problem << " (see 'opgen gen --help')\n";
+    return 2;
+  }
+  opgen::support::Diagnostics diags;
+  opgen::gen::DiskOutputDirs outputs(diags);
+  opgen::gen::GenReport report;
+  opgen::gen::runGen(*options, outputs, diags, report);
+  if (!report.skippedFamilies.empty()) {
+    std::string names;
+    for (const std::string& name : report.skippedFamilies) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "opgen gen: warning: skipped " << report.skippedFamilies.size()
+              << " output families that opgen does not implement yet: " << names << "\n";
+  }
+  return reportAndExit(diags);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,5 +163,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "parse") return runParse(rest);
+  if (cmd == "gen") return runGen(rest);
   return usageError("unknown command '" + cmd + "'");
 }

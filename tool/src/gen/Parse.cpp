@@ -64,6 +64,7 @@ std::optional<model::Operators> loadModel(const ParseOptions& options, support::
   if (!text) return std::nullopt;
   model::LoadOptions loadOptions;
   loadOptions.skipNativeFunctionsGen = options.skipNativeFunctionsGen;
+  loadOptions.ignoreKeys = options.ignoreKeys;
   return model::loadNativeFunctions(options.nativeFunctionsPath, *text, tags, loadOptions, diags);
 }
 

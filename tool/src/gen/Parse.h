@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@ struct ParseOptions {
   // Defaults to tags.yaml beside the native functions file, when there is one.
   std::optional<std::string> tagsPath;
   bool skipNativeFunctionsGen = false;
+  // Dispatch keys whose kernels are dropped while loading (torchgen.gen's ignore_keys).
+  std::set<model::DispatchKey> ignoreKeys;
 };
 
 // Reads the inputs and builds the model; nullopt (with diagnostics) on any error.

@@ -1,0 +1,235 @@
+#include "dest/DeclarationsYaml.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "api/Cpp.h"
+#include "api/Signatures.h"
+#include "dest/PyYaml.h"
+
+namespace opgen::dest {
+
+namespace {
+
+using pyyaml::Emitter;
+using pyyaml::Scalar;
+
+// torchgen's pythonify_default: some C++ defaults are written as YAML booleans and numbers.
+Scalar pythonifyDefault(const std::string& s) {
+  if (s == "true") return Scalar::boolean(true);
+  if (s == "false") return Scalar::boolean(false);
+  if (auto n = pyyaml::pythonInt(s)) return Scalar::integerText(std::move(*n));
+  if (auto d = pyyaml::pythonFloat(s)) return Scalar::real(*d);
+  return Scalar::str(s);
+}
+
+// torchgen's dynamic_type: the C++ argument type (never SymInt), except that Tensor and Tensor?
+// are both at::Tensor.
+std::string dynamicType(const model::Type& t, const api::Options& options) {
+  if (t.isOptional()) return dynamicType(t.elem(), options);
+  if (t.isBase(model::BaseTy::Tensor)) return "at::Tensor";
+  return api::cpp::argumenttypeType(t, /*isMutable=*/false, "__placeholder__", options, false, /*symint=*/false)
+      .cppType();
+}
+
+// What every argument entry needs to know about the function it belongs to.
+struct ArgumentContext {
+  const api::Options& options;
+  std::set<std::string> kwargOnly;                   // keyword-only (not out) argument names
+  std::set<std::string> outs;                        // out argument names
+  std::map<std::string, std::string> outFieldNames;  // out argument -> its return's name
+};
+
+// torchgen's compute_argument_yaml. A plain dict, so PyYAML sorts the keys: the order below.
+void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& ctx) {
+  const bool out = ctx.outs.count(a.name) != 0;
+  y.beginMapping();
+  if (out) {
+    y.str("allocate");
+    y.scalar(Scalar::boolean(true));
+  }
+  y.str("annotation");
+  y.scalar(a.annotation ? Scalar::str(a.annotation->str()) : Scalar::none());
+  if (a.defaultValue) {
+    y.str("default");
+    y.scalar(pythonifyDefault(api::cpp::defaultExpr(*a.defaultValue, a.type, /*symint=*/false)));
+  }
+  y.str("dynamic_type");
+  y.str(dynamicType(a.type, ctx.options));
+  if (out) {
+    if (auto it = ctx.outFieldNames.find(a.name); it != ctx.outFieldNames.end()) {
+      y.str("field_name");
+      y.str(it->second);
+    }
+  }
+  y.str("is_nullable");
+  y.scalar(Scalar::boolean(a.type.isNullable()));
+  if (ctx.kwargOnly.count(a.name)) {
+    y.str("kwarg_only");
+    y.scalar(Scalar::boolean(true));
+  }
+  y.str("name");
+  y.str(a.name);
+  if (out) {
+    y.str("output");
+    y.scalar(Scalar::boolean(true));
+  }
+  // Historically, bool[N] does not record its size (it is in the C++ type).
+  if (const model::Type* list = a.type.listLike(); list && list->size() && !list->elem().isBase(model::BaseTy::Bool)) {
+    y.str("size");
+    y.scalar(Scalar::integer(*list->size()));
+  }
+  y.str("type");
+  y.str(api::cpp::argumentType(a, "__placeholder__", ctx.options, /*symint=*/false).cppType());
+  y.endMapping();
+}
+
+// torchgen's compute_cpp_argument_yaml for the TensorOptions binding (sorted keys too).
+void tensorOptionsYaml(Emitter& y, const api::Binding& b) {
+  y.beginMapping();
+  y.str("annotation");
+  y.scalar(Scalar::none());
+  if (b.defaultValue) {
+    y.str("default");
+    y.str(*b.defaultValue);
+  }
+  y.str("dynamic_type");
+  y.str("at::TensorOptions");
+  y.str("is_nullable");
+  y.scalar(Scalar::boolean(false));
+  y.str("kwarg_only");
+  y.scalar(Scalar::boolean(true));
+  y.str("name");
+  y.str(b.name);
+  y.str("type");
+  y.str(b.type());
+  y.endMapping();
+}
+
+template <class T, class Fn>
+void sequence(Emitter& y, const std::vector<T>& items, Fn each) {
+  if (items.empty()) {
+    y.emptySequence();
+    return;
+  }
+  y.beginSequence();
+  for (const T& item : items) each(item);
+  y.endSequence();
+}
+
+// torchgen's compute_returns_yaml; fills ctx.outFieldNames (its name_to_field_name).
+void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ctx) {
+  const std::vector<std::string> names = api::cpp::returnNames(f);
+  const auto& returns = f.func.returns;
+  if (returns.empty()) {
+    y.emptySequence();
+    return;
+  }
+  y.beginSequence();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    const model::Return& r = returns[i];
+    y.beginMapping();
+    y.str("dynamic_type");
+    y.str(dynamicType(r.type, ctx.options));
+    if (r.name) {
+      y.str("field_name");
+      y.str(*r.name);
+    }
+    y.str("name");
+    y.str(names[i]);
+    y.str("type");
+    y.str(api::cpp::returnType(r, ctx.options).cppType());
+    y.endMapping();
+  }
+  y.endSequence();
+}
+
+void key(Emitter& y, std::string_view k, const Scalar& v) {
+  y.str(k);
+  y.scalar(v);
+}
+
+// torchgen's compute_declaration_yaml: an OrderedDict, so the keys keep this order.
+void declarationYaml(Emitter& y, const model::NativeFunction& f) {
+  const api::Options options = api::Options::of(f);
+  const model::FunctionSchema& func = f.func;
+  ArgumentContext ctx{options, {}, {}, {}};
+  for (const model::Argument* a : func.arguments.flatKwargOnly()) ctx.kwargOnly.insert(a->name);
+  for (const model::Argument& a : func.arguments.out) ctx.outs.insert(a.name);
+  if (func.isOutFn()) {
+    for (size_t i = 0; i < func.returns.size() && i < func.arguments.out.size(); ++i)
+      if (func.returns[i].name) ctx.outFieldNames[func.arguments.out[i].name] = *func.returns[i].name;
+  }
+
+  // The public C++ API: TensorOptions folded, out arguments first.
+  const api::CppSignature sig(func, api::cpp::Flavor{}, f.cppNoDefaultArgs, /*fallbackBinding=*/false, options);
+  const std::vector<const model::Argument*> schemaOrder = func.schemaOrderArguments();
+
+  std::string schemaOrderSignature = api::cpp::returnsType(func.returns, options).cppType() + " (";
+  for (size_t i = 0; i < schemaOrder.size(); ++i) {
+    if (i) schemaOrderSignature += ", ";
+    schemaOrderSignature += api::cpp::argumentType(*schemaOrder[i], schemaOrder[i]->name, options, false).cppType();
+  }
+  schemaOrderSignature += ")";
+
+  const bool hasTensorOptions = std::any_of(sig.arguments().begin(), sig.arguments().end(),
+                                            [](const api::Binding& b) { return b.tensorOptions() != nullptr; });
+
+  y.beginMapping();
+  key(y, "name", Scalar::str(api::cpp::name(func)));
+  key(y, "operator_name", Scalar::str(func.name.name.str()));
+  key(y, "overload_name", Scalar::str(func.name.overloadName));
+  key(y, "manual_kernel_registration", Scalar::boolean(f.manualKernelRegistration));
+  key(y, "category_override", Scalar::str(f.categoryOverride.value_or("")));
+  key(y, "schema_string", Scalar::str("aten::" + func.str()));
+  y.str("arguments");
+  sequence(y, sig.arguments(), [&](const api::Binding& b) {
+    if (b.tensorOptions()) tensorOptionsYaml(y, b);
+    else argumentYaml(y, *b.schemaArgument(), ctx);
+  });
+  key(y, "schema_order_cpp_signature", Scalar::str(schemaOrderSignature));
+  y.str("schema_order_arguments");
+  sequence(y, schemaOrder, [&](const model::Argument* a) { argumentYaml(y, *a, ctx); });
+  y.str("method_of");
+  y.beginSequence();
+  y.str("Type");
+  if (f.hasVariant(model::Variant::Method)) y.str("Tensor");
+  if (f.hasVariant(model::Variant::Function)) y.str("namespace");
+  y.endSequence();
+  key(y, "mode", Scalar::str("native"));
+  key(y, "python_module", Scalar::str(f.pythonModule.value_or("")));
+  y.str("returns");
+  returnsYaml(y, f, ctx);
+  key(y, "inplace", Scalar::boolean(func.name.name.inplace));
+  key(y, "is_factory_method", Scalar::boolean(hasTensorOptions && !f.hasVariant(model::Variant::Method)));
+  key(y, "abstract", Scalar::boolean(f.isAbstract));
+  key(y, "device_guard", Scalar::boolean(f.deviceGuard));
+  key(y, "with_gil", Scalar::boolean(false));
+  key(y, "deprecated", Scalar::boolean(false));
+  key(y, "has_math_kernel", Scalar::boolean(f.hasCompositeImplicitAutogradKernel));
+  y.endMapping();
+}
+
+}  // namespace
+
+std::string declarationsYaml(const std::vector<const model::NativeFunction*>& functions) {
+  Emitter y;
+  sequence(y, functions, [&](const model::NativeFunction* f) { declarationYaml(y, *f); });
+  return y.finish();
+}
+
+void emitDeclarationsYaml(const EmitContext& ctx, const Writers& out) {
+  // torchgen fails (and writes nothing) on a function without a C++ API.
+  bool ok = true;
+  for (const model::NativeFunction* f : ctx.ops.functions()) {
+    if (std::optional<std::string> problem = api::cpp::checkSupported(f->func)) {
+      ctx.diags.error(f->loc.sourceLoc(), "in '" + f->func.name.str() + "': " + *problem);
+      ok = false;
+    }
+  }
+  if (!ok) return;
+  out.cpu.writeText("Declarations.yaml", [&ctx] { return declarationsYaml(ctx.ops.functions()); });
+}
+
+}  // namespace opgen::dest

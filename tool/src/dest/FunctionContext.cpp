@@ -1,0 +1,23 @@
+#include "dest/FunctionContext.h"
+
+#include "api/Cpp.h"
+
+namespace opgen::dest {
+
+void reportFunctionError(support::Diagnostics& diags, const model::NativeFunction& f, std::string_view message) {
+  diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + std::string(message));
+}
+
+std::string valueOrReport(support::Expected<std::string> result, const model::NativeFunction& f,
+                          support::Diagnostics& diags) {
+  if (result) return result.take();
+  reportFunctionError(diags, f, result.error().message);
+  return std::string();
+}
+
+support::Expected<std::string> checkCppApi(const model::NativeFunction& f) {
+  if (std::optional<std::string> problem = api::cpp::checkSupported(f.func)) return support::makeError(*problem);
+  return std::string();
+}
+
+}  // namespace opgen::dest

@@ -1,0 +1,57 @@
+// Declarations of the kernels a build provides: the at::meta::structured_NAME classes of structured
+// operators (NativeMetaFunctions.h, ops/{op}_meta.h) and the at::native:: kernels of every backend
+// (NativeFunctions.h, ops/{op}_native.h). torchgen gen.py: compute_meta_function_declaration,
+// get_native_function_declarations; torchgen/dest/native_functions.py.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dest/Emit.h"
+#include "support/Expected.h"
+
+namespace opgen::dest {
+
+// `struct TORCH_API structured_NAME : public PARENT { ... meta(...); };` for a structured group
+// (with the precompute_out template when the out= function declares `precomputed:`).
+support::Expected<std::string> metaFunctionDeclaration(const model::NativeFunctionsGroup& g);
+
+// The meta declarations of the structured groups among `groups`, in order (errors reported).
+std::vector<std::string> metaFunctionDeclarations(const std::vector<const model::NativeFunctionsGroup*>& groups,
+                                                  support::Diagnostics& diags);
+
+// The declarations of one function's (or group's) kernels for one backend: TORCH_API (static for
+// external backends) kernel prototypes, or the structured_KERNEL class of a structured kernel.
+support::Expected<std::vector<std::string>> nativeFunctionDeclarations(const model::FunctionOrGroup& item,
+                                                                       const model::BackendIndex& index);
+
+// The kernels of these functions and groups for every backend, grouped by kernel namespace, each
+// namespace's block split into lines (torchgen's get_native_function_declarations). Errors are reported.
+class NativeDeclarations {
+ public:
+  // `backends`: every backend index in torchgen's order (the vector must outlive this object).
+  // `extraEmptyIndex`: torchgen also iterates an index without kernels (a key it looked up in its
+  // defaultdict of indices).
+  NativeDeclarations(const model::Operators& ops, const std::vector<model::BackendIndex>& backends,
+                     bool extraEmptyIndex);
+
+  std::vector<std::string> lines(const std::vector<const model::FunctionOrGroup*>& items,
+                                 support::Diagnostics& diags) const;
+
+ private:
+  const std::vector<model::BackendIndex>& backends_;
+  bool extraEmptyIndex_;
+  // Each function's kernel in each index (row-major, nullptr where there is none), and its row.
+  std::unordered_map<const model::NativeFunction*, std::size_t> rows_;
+  std::vector<const model::BackendMetadata*> kernels_;
+};
+
+// Whether torchgen's native declarations see an index without kernels beyond the model's: a static
+// dispatch key or (when sources are generated, which this assumes) a dispatch key without kernels.
+bool nativeDeclarationsSeeEmptyIndex(const EmitContext& ctx);
+
+// The location of a function or group (its functional function's entry) for error reports.
+const model::NativeFunction& representative(const model::FunctionOrGroup& item);
+
+}  // namespace opgen::dest

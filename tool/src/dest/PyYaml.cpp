@@ -1,0 +1,681 @@
+#include "dest/PyYaml.h"
+
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace opgen::dest::pyyaml {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Python's int() / float() / repr(float)
+
+// str.strip() for the ASCII characters Python counts as whitespace.
+bool isPyAsciiSpace(char c) { return (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= ' '); }
+
+std::string_view pyStrip(std::string_view s) {
+  while (!s.empty() && isPyAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isPyAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A run of digits in which single underscores may separate digits ("1_000"); appends the digits.
+// Returns the number of characters consumed (0 when there is no digit).
+size_t digitRun(std::string_view s, size_t pos, std::string& digits) {
+  size_t i = pos;
+  if (i >= s.size() || !isDigit(s[i])) return 0;
+  while (i < s.size()) {
+    if (isDigit(s[i])) {
+      digits += s[i++];
+    } else if (s[i] == '_' && i + 1 < s.size() && isDigit(s[i + 1])) {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return i - pos;
+}
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (x != b[i]) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PyYAML's implicit resolvers (resolver.py), as hand-written matchers of the whole string.
+
+class Cursor {
+ public:
+  explicit Cursor(std::string_view s) : s_(s) {}
+  bool atEnd() const { return i_ == s_.size(); }
+  bool eat(char c) {
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  bool eatAny(std::string_view set) {
+    if (i_ < s_.size() && set.find(s_[i_]) != std::string_view::npos) return ++i_, true;
+    return false;
+  }
+  bool eatDigit() { return eatAny("0123456789"); }
+  // set* ; returns the count
+  size_t eatMany(std::string_view set) {
+    size_t n = 0;
+    while (eatAny(set)) ++n;
+    return n;
+  }
+  bool eatWord(std::string_view w) {
+    if (s_.substr(i_, w.size()) == w) return i_ += w.size(), true;
+    return false;
+  }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  size_t pos() const { return i_; }
+  void reset(size_t p) { i_ = p; }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+constexpr std::string_view kDigitsUnderscore = "0123456789_";
+
+// (?::[0-5]?[0-9])+
+bool sexagesimalTail(Cursor& c) {
+  bool any = false;
+  while (c.peek() == ':') {
+    size_t save = c.pos();
+    c.eat(':');
+    size_t start = c.pos();
+    size_t n = c.eatMany("0123456789");
+    if (n == 0 || n > 2) return c.reset(save), any;
+    if (n == 2) {
+      c.reset(start);
+      if (!c.eatAny("012345")) return c.reset(save), any;
+      c.eatDigit();
+    }
+    any = true;
+  }
+  return any;
+}
+
+// (?:[eE][-+][0-9]+)?
+void optionalExponent(Cursor& c) {
+  size_t save = c.pos();
+  if (c.eatAny("eE") && c.eatAny("-+") && c.eatMany("0123456789") > 0) return;
+  c.reset(save);
+}
+
+bool matchesBool(std::string_view s) {
+  static constexpr std::string_view kWords[] = {"yes", "Yes", "YES", "no",    "No",    "NO",  "true", "True", "TRUE",
+                                                "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
+  for (std::string_view w : kWords)
+    if (s == w) return true;
+  return false;
+}
+
+bool matchesNull(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+bool matchesInt(std::string_view s) {
+  auto attempt = [&](auto&& body) {
+    Cursor c(s);
+    c.eatAny("-+");
+    return body(c) && c.atEnd();
+  };
+  return attempt([](Cursor& c) { return c.eatWord("0b") && c.eatMany("01_") > 0; }) ||
+         attempt([](Cursor& c) { return c.eat('0') && c.eatMany("01234567_") > 0; }) ||
+         attempt([](Cursor& c) {
+           if (c.eat('0')) return true;
+           return c.eatAny("123456789") && (c.eatMany(kDigitsUnderscore), true);
+         }) ||
+         attempt([](Cursor& c) { return c.eatWord("0x") && c.eatMany("0123456789abcdefABCDEF_") > 0; }) ||
+         attempt([](Cursor& c) { return c.eatAny("123456789") && (c.eatMany(kDigitsUnderscore), true) && sexagesimalTail(c); });
+}
+
+bool matchesFloat(std::string_view s) {
+  auto attempt = [&](bool sign, auto&& body) {
+    Cursor c(s);
+    if (sign) c.eatAny("-+");
+    return body(c) && c.atEnd();
+  };
+  return attempt(true,
+                 [](Cursor& c) {
+                   if (!c.eatDigit()) return false;
+                   c.eatMany(kDigitsUnderscore);
+                   if (!c.eat('.')) return false;
+                   c.eatMany(kDigitsUnderscore);
+                   optionalExponent(c);
+                   return true;
+                 }) ||
+         attempt(false,
+                 [](Cursor& c) {
+                   if (!c.eat('.') || !c.eatDigit()) return false;
+                   c.eatMany(kDigitsUnderscore);
+                   optionalExponent(c);
+                   return true;
+                 }) ||
+         attempt(true,
+                 [](Cursor& c) {
+                   if (!c.eatDigit()) return false;
+                   c.eatMany(kDigitsUnderscore);
+                   if (!sexagesimalTail(c) || !c.eat('.')) return false;
+                   c.eatMany(kDigitsUnderscore);
+                   return true;
+                 }) ||
+         attempt(true, [](Cursor& c) { return c.eat('.') && (c.eatWord("inf") || c.eatWord("Inf") || c.eatWord("INF")); }) ||
+         attempt(false, [](Cursor& c) { return c.eat('.') && (c.eatWord("nan") || c.eatWord("NaN") || c.eatWord("NAN")); });
+}
+
+bool matchesTimestamp(std::string_view s) {
+  auto digits = [](Cursor& c, int n) {
+    for (int i = 0; i < n; ++i)
+      if (!c.eatDigit()) return false;
+    return true;
+  };
+  {
+    Cursor c(s);
+    if (digits(c, 4) && c.eat('-') && digits(c, 2) && c.eat('-') && digits(c, 2) && c.atEnd()) return true;
+  }
+  Cursor c(s);
+  if (!digits(c, 4) || !c.eat('-') || !c.eatDigit()) return false;
+  c.eatDigit();
+  if (!c.eat('-') || !c.eatDigit()) return false;
+  c.eatDigit();
+  if (!c.eatAny("Tt") && c.eatMany(" \t") == 0) return false;
+  if (!c.eatDigit()) return false;
+  c.eatDigit();
+  if (!c.eat(':') || !digits(c, 2) || !c.eat(':') || !digits(c, 2)) return false;
+  if (c.eat('.')) c.eatMany("0123456789");
+  // (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?
+  size_t save = c.pos();
+  c.eatMany(" \t");
+  if (c.eat('Z')) {
+  } else if (c.eatAny("-+") && c.eatDigit()) {
+    c.eatDigit();
+    size_t beforeMinutes = c.pos();
+    if (!(c.eat(':') && digits(c, 2))) c.reset(beforeMinutes);
+  } else {
+    c.reset(save);
+  }
+  return c.atEnd();
+}
+
+bool matchesAnyResolver(std::string_view s) {
+  if (s.empty()) return true;  // null
+  switch (s.front()) {
+    case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O':
+      return matchesBool(s) || matchesNull(s);
+    case '~': return matchesNull(s);
+    case '<': return s == "<<";
+    case '=': return s == "=";
+    case '!': case '&': case '*': return s.size() == 1;  // PyYAML's documentation-only "yaml" resolver
+    case '.': return matchesFloat(s);
+    case '-': case '+': return matchesFloat(s) || matchesInt(s);
+    default:
+      if (isDigit(s.front())) return matchesFloat(s) || matchesInt(s) || matchesTimestamp(s);
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// libyaml's scalar analysis (yaml_emitter_analyze_scalar) for an emitter without unicode output.
+
+using Byte = unsigned char;
+
+size_t charWidth(Byte b) {
+  if ((b & 0x80) == 0x00) return 1;
+  if ((b & 0xE0) == 0xC0) return 2;
+  if ((b & 0xF0) == 0xE0) return 3;
+  if ((b & 0xF8) == 0xF0) return 4;
+  return 1;  // not UTF-8: step over the byte
+}
+
+// Byte at i, or NUL past the end (libyaml's strings are NUL-terminated).
+Byte at(std::string_view s, size_t i) { return i < s.size() ? static_cast<Byte>(s[i]) : 0; }
+
+bool isBreakAt(std::string_view s, size_t i) {
+  const Byte b = at(s, i);
+  return b == '\r' || b == '\n' || (b == 0xC2 && at(s, i + 1) == 0x85) ||
+         (b == 0xE2 && at(s, i + 1) == 0x80 && (at(s, i + 2) == 0xA8 || at(s, i + 2) == 0xA9));
+}
+// Printable ASCII, or a line feed: everything else is escaped (non-ASCII because unicode is off).
+bool isPlainAscii(Byte b) { return b == '\n' || (b >= 0x20 && b <= 0x7E); }
+
+struct Analysis {
+  bool multiline = false;
+  bool blockPlainAllowed = true;
+  bool singleQuotedAllowed = true;
+};
+
+// Outside printable ASCII (and not '\n'): libyaml escapes it, so only double quotes remain; a line
+// break still makes the scalar multiline (which only matters for keys).
+Analysis analyzeSpecial(std::string_view s) {
+  Analysis a;
+  a.blockPlainAllowed = false;
+  a.singleQuotedAllowed = false;
+  for (size_t i = 0; i < s.size(); i += charWidth(at(s, i)))
+    if (isBreakAt(s, i)) a.multiline = true;
+  return a;
+}
+
+Analysis analyze(std::string_view s) {
+  Analysis a;
+  if (s.empty()) return a;  // block plain and single quotes allowed, not multiline
+  // One pass over printable ASCII and '\n' (whose line breaks are '\n' and blanks ' ' and '\n');
+  // anything else is escaped, so the scalar is double-quoted: analyzeSpecial.
+  auto blankz = [&](size_t i) { return i >= s.size() || s[i] == ' ' || s[i] == '\n'; };
+  bool blockIndicators = s.substr(0, 3) == "---" || s.substr(0, 3) == "...";
+  bool lineBreaks = false, breakSpace = false, spaceBreak = false;
+  bool previousSpace = false, previousBreak = false;
+  static constexpr std::string_view kLeading = "#,[]{}&*!|>'\"%@`";
+  const char first = s.front();
+  if (kLeading.find(first) != std::string_view::npos) blockIndicators = true;
+  if ((first == '?' || first == ':' || first == '-') && blankz(1)) blockIndicators = true;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!isPlainAscii(static_cast<Byte>(c))) return analyzeSpecial(s);
+    switch (c) {
+      case ':':
+        if (i > 0 && blankz(i + 1)) blockIndicators = true;
+        break;
+      case '#':
+        if (i > 0 && blankz(i - 1)) blockIndicators = true;
+        break;
+      case ' ':
+        if (previousBreak) breakSpace = true;
+        previousSpace = true;
+        previousBreak = false;
+        continue;
+      case '\n':
+        lineBreaks = true;
+        if (previousSpace) spaceBreak = true;
+        previousSpace = false;
+        previousBreak = true;
+        continue;
+      default: break;
+    }
+    previousSpace = false;
+    previousBreak = false;
+  }
+  const bool edgeBlank = blankz(0) || s.back() == ' ' || s.back() == '\n';
+  a.multiline = lineBreaks;
+  if (edgeBlank || lineBreaks || blockIndicators) a.blockPlainAllowed = false;
+  if (breakSpace || spaceBreak) {
+    a.blockPlainAllowed = false;
+    a.singleQuotedAllowed = false;
+  }
+  return a;
+}
+
+enum class Style { Plain, SingleQuoted, DoubleQuoted };
+
+// libyaml's yaml_emitter_select_scalar_style in block context. `plainImplicit`: PyYAML's resolver
+// would read the plain text back as the same type.
+Style selectStyle(const Analysis& a, size_t length, bool simpleKey, bool plainImplicit) {
+  if (simpleKey && a.multiline) return Style::DoubleQuoted;
+  Style style = Style::Plain;
+  if (!a.blockPlainAllowed || (length == 0 && simpleKey) || !plainImplicit) style = Style::SingleQuoted;
+  if (style == Style::SingleQuoted && !a.singleQuotedAllowed) style = Style::DoubleQuoted;
+  return style;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+std::optional<std::string> pythonInt(std::string_view s) {
+  s = pyStrip(s);
+  bool negative = false;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  std::string digits;
+  const size_t n = digitRun(s, i, digits);
+  if (n == 0 || i + n != s.size()) return std::nullopt;
+  const size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return std::string("0");
+  std::string out(negative ? "-" : "");
+  out.append(digits, first, std::string::npos);
+  return out;
+}
+
+std::optional<double> pythonFloat(std::string_view s) {
+  s = pyStrip(s);
+  bool negative = false;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  const std::string_view rest = s.substr(i);
+  if (equalsIgnoreCase(rest, "inf") || equalsIgnoreCase(rest, "infinity"))
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  if (equalsIgnoreCase(rest, "nan")) return std::nan("");
+  // digits [. [digits]] | . digits, then [eE][+-]digits; underscores only between digits.
+  std::string text;
+  size_t intPart = digitRun(s, i, text);
+  i += intPart;
+  size_t fracPart = 0;
+  if (i < s.size() && s[i] == '.') {
+    text += '.';
+    ++i;
+    fracPart = digitRun(s, i, text);
+    i += fracPart;
+  }
+  if (intPart == 0 && fracPart == 0) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    text += 'e';
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) text += s[i++];
+    const size_t expPart = digitRun(s, i, text);
+    if (expPart == 0) return std::nullopt;
+    i += expPart;
+  }
+  if (i != s.size()) return std::nullopt;
+  // The text is a plain decimal literal now; strtod in the "C" locale (opgen never sets another)
+  // rounds like Python and gives inf on overflow.
+  const double v = std::strtod(text.c_str(), nullptr);
+  return negative ? -v : v;
+}
+
+std::string pythonFloatRepr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  // Shortest round-trip digits and the decimal exponent (what Python's repr starts from).
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  assert(ec == std::errc());
+  std::string_view sci(buf, static_cast<size_t>(end - buf));
+  std::string out;
+  if (sci.front() == '-') {
+    out += '-';
+    sci.remove_prefix(1);
+  }
+  const size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.') digits += c;
+  int exp10 = 0;
+  std::from_chars(sci.data() + e + (sci[e + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exp10);
+  const int decpt = exp10 + 1;  // digits are 0.DIGITS x 10^decpt
+  const int ndigits = static_cast<int>(digits.size());
+  if (decpt <= -4 || decpt > 16) {
+    out += digits[0];
+    if (ndigits > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
+    out += exp10 < 0 ? "e-" : "e+";
+    const int mag = exp10 < 0 ? -exp10 : exp10;
+    if (mag < 10) out += '0';
+    out += std::to_string(mag);
+  } else if (decpt <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-decpt), '0');
+    out += digits;
+  } else if (decpt >= ndigits) {
+    out += digits;
+    out.append(static_cast<size_t>(decpt - ndigits), '0');
+    out += ".0";
+  } else {
+    out.append(digits, 0, static_cast<size_t>(decpt));
+    out += '.';
+    out.append(digits, static_cast<size_t>(decpt), std::string::npos);
+  }
+  return out;
+}
+
+Scalar Scalar::real(double d) {
+  if (std::isnan(d)) return Scalar(Kind::Float, ".nan");
+  if (std::isinf(d)) return Scalar(Kind::Float, d < 0 ? "-.inf" : ".inf");
+  std::string text = pythonFloatRepr(d);
+  for (char& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  if (text.find('.') == std::string::npos) {
+    const size_t e = text.find('e');
+    if (e != std::string::npos) text.insert(e, ".0");
+  }
+  return Scalar(Kind::Float, std::move(text));
+}
+
+bool resolvesToStr(std::string_view s) {
+  if (matchesAnyResolver(s)) return false;
+  // Python's `$` also matches before a final line break.
+  if (!s.empty() && s.back() == '\n' && matchesAnyResolver(s.substr(0, s.size() - 1))) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emitter: libyaml's block emitter state (indent, column, whitespace, indention) and writers.
+
+constexpr int kBestIndent = 2;
+
+Emitter::Emitter() { out_.reserve(1 << 16); }
+
+void Emitter::put(char c) {
+  out_ += c;
+  ++column_;
+}
+
+void Emitter::putBreak() {
+  out_ += '\n';
+  column_ = 0;
+}
+
+void Emitter::increaseIndent(bool flow, bool indentless) {
+  indents_.push_back(indent_);
+  if (indent_ < 0) {
+    indent_ = flow ? kBestIndent : 0;
+  } else if (!indentless) {
+    indent_ += kBestIndent;
+  }
+}
+
+void Emitter::writeIndent() {
+  const int indent = indent_ >= 0 ? indent_ : 0;
+  if (!indention_ || column_ > indent || (column_ == indent && !whitespace_)) putBreak();
+  while (column_ < indent) put(' ');
+  whitespace_ = true;
+  indention_ = true;
+}
+
+void Emitter::writeIndicator(std::string_view indicator, bool needWhitespace, bool isWhitespace, bool isIndention) {
+  if (needWhitespace && !whitespace_) put(' ');
+  out_ += indicator;
+  column_ += static_cast<long>(indicator.size());
+  whitespace_ = isWhitespace;
+  indention_ = indention_ && isIndention;
+}
+
+void Emitter::writePlain(std::string_view s) {
+  // Plain scalars never hold line breaks (the analysis forbids it) and never fold (width 10^9).
+  if (!whitespace_) put(' ');
+  out_ += s;
+  column_ += static_cast<long>(s.size());
+  whitespace_ = false;
+  indention_ = false;
+}
+
+void Emitter::writeSingleQuoted(std::string_view s) {
+  writeIndicator("'", true, false, false);
+  bool breaks = false;
+  for (char c : s) {
+    if (c == ' ') {
+      put(c);  // never folded (width 10^9)
+    } else if (c == '\n') {
+      // Only '\n' can be a line break here: the other breaks are escaped, so double-quoted.
+      if (!breaks) putBreak();
+      putBreak();
+      indention_ = true;
+      breaks = true;
+    } else {
+      if (breaks) writeIndent();
+      if (c == '\'') put('\'');
+      put(c);
+      indention_ = false;
+      breaks = false;
+    }
+  }
+  if (breaks) writeIndent();
+  writeIndicator("'", false, false, false);
+  whitespace_ = false;
+  indention_ = false;
+}
+
+void Emitter::writeDoubleQuoted(std::string_view s) {
+  writeIndicator("\"", true, false, false);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (size_t i = 0; i < s.size();) {
+    const Byte b = at(s, i);
+    const size_t width = charWidth(b);
+    const bool bom = b == 0xEF && at(s, i + 1) == 0xBB && at(s, i + 2) == 0xBF;
+    if (isPlainAscii(b) && b != '\n' && b != '"' && b != '\\' && !bom) {
+      put(static_cast<char>(b));
+      ++i;
+      continue;
+    }
+    // Decode the character and escape it.
+    unsigned value = width == 1 ? b : width == 2 ? (b & 0x1Fu) : width == 3 ? (b & 0x0Fu) : (b & 0x07u);
+    for (size_t k = 1; k < width; ++k) value = (value << 6) + (at(s, i + k) & 0x3Fu);
+    i += width;
+    put('\\');
+    switch (value) {
+      case 0x00: put('0'); break;
+      case 0x07: put('a'); break;
+      case 0x08: put('b'); break;
+      case 0x09: put('t'); break;
+      case 0x0A: put('n'); break;
+      case 0x0B: put('v'); break;
+      case 0x0C: put('f'); break;
+      case 0x0D: put('r'); break;
+      case 0x1B: put('e'); break;
+      case 0x22: put('"'); break;
+      case 0x5C: put('\\'); break;
+      case 0x85: put('N'); break;
+      case 0xA0: put('_'); break;
+      case 0x2028: put('L'); break;
+      case 0x2029: put('P'); break;
+      default: {
+        int digits = 8;
+        if (value <= 0xFF) {
+          put('x');
+          digits = 2;
+        } else if (value <= 0xFFFF) {
+          put('u');
+          digits = 4;
+        } else {
+          put('U');
+        }
+        for (int k = (digits - 1) * 4; k >= 0; k -= 4) put(kHex[(value >> k) & 0x0F]);
+      }
+    }
+  }
+  writeIndicator("\"", false, false, false);
+  whitespace_ = false;
+  indention_ = false;
+}
+
+Emitter::Context Emitter::beforeNode(const std::string_view* scalarText, bool multiline) {
+  if (levels_.empty()) {
+    mappingContext_ = false;
+    return Context::Root;
+  }
+  Level& top = levels_.back();
+  if (!top.mapping) {
+    writeIndent();
+    writeIndicator("-", true, false, true);
+    mappingContext_ = false;
+    return Context::SequenceItem;
+  }
+  mappingContext_ = true;
+  if (!top.expectValue) {
+    writeIndent();
+    // libyaml's check_simple_key: a one-line scalar of at most 128 bytes.
+    top.simpleKey = scalarText != nullptr && scalarText->size() <= 128 && !multiline;
+    if (!top.simpleKey) writeIndicator("?", true, false, true);
+    return Context::MappingKey;
+  }
+  if (top.simpleKey) {
+    writeIndicator(":", false, false, false);
+  } else {
+    writeIndent();
+    writeIndicator(":", true, false, true);
+  }
+  return Context::MappingValue;
+}
+
+void Emitter::afterNode() {
+  if (!levels_.empty() && levels_.back().mapping) levels_.back().expectValue = !levels_.back().expectValue;
+}
+
+void Emitter::scalar(const Scalar& s) { emitScalar(s.kind() == Scalar::Kind::Str, s.text()); }
+
+void Emitter::emitScalar(bool isStr, std::string_view text) {
+  // Only a str needs the analysis: the other kinds print as one-line plain scalars.
+  const Analysis analysis = isStr ? analyze(text) : Analysis{};
+  const Context context = beforeNode(&text, analysis.multiline);
+  const bool simpleKey = context == Context::MappingKey && levels_.back().simpleKey;
+  const Style style = isStr ? selectStyle(analysis, text.size(), simpleKey, resolvesToStr(text)) : Style::Plain;
+  increaseIndent(/*flow=*/true, /*indentless=*/false);
+  switch (style) {
+    case Style::Plain: writePlain(text); break;
+    case Style::SingleQuoted: writeSingleQuoted(text); break;
+    case Style::DoubleQuoted: writeDoubleQuoted(text); break;
+  }
+  indent_ = indents_.back();
+  indents_.pop_back();
+  afterNode();
+}
+
+void Emitter::beginSequence() {
+  beforeNode(nullptr, false);
+  increaseIndent(false, mappingContext_ && !indention_);
+  levels_.push_back(Level{});
+}
+
+void Emitter::beginMapping() {
+  beforeNode(nullptr, false);
+  increaseIndent(false, false);
+  levels_.push_back(Level{.mapping = true});
+}
+
+void Emitter::endSequence() {
+  assert(!levels_.empty() && !levels_.back().mapping);
+  levels_.pop_back();
+  indent_ = indents_.back();
+  indents_.pop_back();
+  afterNode();
+}
+
+void Emitter::endMapping() {
+  assert(!levels_.empty() && levels_.back().mapping && !levels_.back().expectValue);
+  levels_.pop_back();
+  indent_ = indents_.back();
+  indents_.pop_back();
+  afterNode();
+}
+
+void Emitter::emptySequence() {
+  beforeNode(nullptr, false);
+  writeIndicator("[", true, true, false);
+  writeIndicator("]", false, false, false);
+  afterNode();
+}
+
+void Emitter::emptyMapping() {
+  beforeNode(nullptr, false);
+  writeIndicator("{", true, true, false);
+  writeIndicator("}", false, false, false);
+  afterNode();
+}
+
+std::string Emitter::finish() {
+  assert(levels_.empty());
+  writeIndent();  // the implicit document end
+  return std::move(out_);
+}
+
+}  // namespace opgen::dest::pyyaml

@@ -1,0 +1,110 @@
+// What torchgen's format_yaml() prints: PyYAML's yaml.dump(data, Dumper=CSafeDumper,
+// default_flow_style=False, width=1e9), i.e. libyaml 0.2.5's emitter fed by PyYAML's SafeRepresenter
+// and Resolver. Only what Declarations.yaml needs is here:
+//
+//   - block sequences and block mappings (empty ones print in flow style, `[]` and `{}`),
+//   - scalars of the Python types str, bool, int, float and None, represented as PyYAML does
+//     (true/false, the decimal digits, repr() with ".0" before an exponent, null),
+//   - no anchors (torchgen turns aliases off), no tags, no line folding (the width is 10^9).
+//
+// A str is written plain when libyaml allows it and PyYAML's resolver would read it back as a str
+// (not as a bool, int, float, null, timestamp, merge or value); otherwise single-quoted when libyaml
+// allows it, else double-quoted with libyaml's escapes (non-ASCII characters are escaped: PyYAML
+// does not pass allow_unicode).
+//
+// Also here: the Python conversions torchgen's pythonify_default() relies on (int(s), float(s)).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opgen::dest::pyyaml {
+
+// A Python scalar as PyYAML's SafeRepresenter sees it.
+class Scalar {
+ public:
+  enum class Kind { Str, Bool, Int, Float, None };
+
+  static Scalar str(std::string_view s) { return Scalar(Kind::Str, std::string(s)); }
+  static Scalar boolean(bool b) { return Scalar(Kind::Bool, b ? "true" : "false"); }
+  static Scalar integer(long long n) { return Scalar(Kind::Int, std::to_string(n)); }
+  // `digits`: an integer already in Python's str(int) form ("-12").
+  static Scalar integerText(std::string digits) { return Scalar(Kind::Int, std::move(digits)); }
+  static Scalar real(double d);
+  static Scalar none() { return Scalar(Kind::None, "null"); }
+
+  Kind kind() const { return kind_; }
+  // The str itself, or the text PyYAML writes for the other kinds.
+  const std::string& text() const { return text_; }
+
+ private:
+  Scalar(Kind k, std::string text) : kind_(k), text_(std::move(text)) {}
+  Kind kind_;
+  std::string text_;
+};
+
+// Python's int(s) for a str: the value in str(int) form, or nullopt where Python raises ValueError.
+// (ASCII digits only; Python also accepts other Unicode decimal digits.)
+std::optional<std::string> pythonInt(std::string_view s);
+// Python's float(s) for a str, or nullopt where Python raises ValueError.
+std::optional<double> pythonFloat(std::string_view s);
+// Python's repr(float), e.g. "1e-05", "0.5", "10.0", "inf".
+std::string pythonFloatRepr(double d);
+
+// Whether PyYAML's Resolver reads the plain scalar `s` back as a str (no implicit resolver matches).
+bool resolvesToStr(std::string_view s);
+
+// The emitter: one YAML document, driven by events in document order. Every sequence and mapping
+// must be closed; a mapping takes key, value, key, value, ... (keys are scalars).
+class Emitter {
+ public:
+  Emitter();
+
+  void scalar(const Scalar& s);
+  void str(std::string_view s) { emitScalar(true, s); }
+  // A block sequence / mapping with at least one element; empty ones are emptySequence() / emptyMapping().
+  void beginSequence();
+  void endSequence();
+  void beginMapping();
+  void endMapping();
+  void emptySequence();
+  void emptyMapping();
+
+  // The document (ends with a line break). The emitter is spent afterwards.
+  std::string finish();
+
+ private:
+  enum class Context { Root, SequenceItem, MappingKey, MappingValue };
+  struct Level {
+    bool mapping = false;
+    bool expectValue = false;  // mappings: the next node is a value
+    bool simpleKey = true;     // mappings: the current key was written as a simple key
+  };
+
+  // Writes what comes before a node (a sequence's "-", a mapping's key/value indicators) and says
+  // in which context the node is emitted. `scalarText`: the scalar's text, nullptr for collections.
+  Context beforeNode(const std::string_view* scalarText, bool multiline);
+  void emitScalar(bool isStr, std::string_view text);
+  void afterNode();
+  void increaseIndent(bool flow, bool indentless);
+  void writeIndent();
+  void writeIndicator(std::string_view indicator, bool needWhitespace, bool isWhitespace, bool isIndention);
+  void put(char c);
+  void putBreak();
+  void writePlain(std::string_view s);
+  void writeSingleQuoted(std::string_view s);
+  void writeDoubleQuoted(std::string_view s);
+
+  std::string out_;
+  std::vector<Level> levels_;
+  std::vector<int> indents_;
+  int indent_ = -1;
+  long column_ = 0;
+  bool whitespace_ = true;
+  bool indention_ = true;
+  bool mappingContext_ = false;  // libyaml's mapping_context of the node being emitted
+};
+
+}  // namespace opgen::dest::pyyaml

@@ -1,0 +1,116 @@
+// The kernels of one dispatch key, function by function: torchgen's RegisterDispatchKey
+// (dest/register_dispatch_key.py). For every native function (or group) with a kernel for the key it
+// produces
+//   - the anonymous wrapper registered with the dispatcher (`wrapper_CPU_add_Tensor`): device checks
+//     and guards around a call of the kernel, an out=/in-place wrapper around the functional kernel
+//     (backends whose primary kernel is the functional one), or the meta in-place check;
+//   - the direct C++ API of the key (`at::cpu::add`), declared in {Key}Functions_inl.h and defined
+//     in Register{Key}.cpp as calls of the wrapper;
+//   - the `m.impl("add.Tensor", TORCH_FN(...))` registration.
+// Structured groups are delegated to StructuredKernelEmitter (dest/StructuredKernels.h).
+//
+// torchgen computes each of its four targets in a separate pass; here one pass fills the targets
+// asked for. Failures (a translation torchgen cannot make, an unsupported schema) are reported to
+// ctx.diags at the function's location and the function contributes nothing.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "api/Signatures.h"
+#include "dest/Emit.h"
+
+namespace opgen::dest {
+
+// Which of torchgen's targets to compute.
+struct KernelTargets {
+  bool declarations = false;  // Target.NAMESPACED_DECLARATION
+  bool definitions = false;   // Target.ANONYMOUS_DEFINITION, NAMESPACED_DEFINITION and REGISTRATION
+};
+
+// What one item (native function or group) contributes to each target, one string per function
+// (torchgen's lists; a namespaced declaration or definition string covers every C++ overload).
+struct KernelCode {
+  std::vector<std::string> anonymousDefinitions;
+  std::vector<std::string> namespacedDefinitions;
+  std::vector<std::string> namespacedDeclarations;
+  std::vector<std::string> registrations;
+
+  void clear();
+};
+
+// The kernels of one backend index by native function (BackendIndex looks a kernel up by the
+// operator's name, which costs building the name's string on every call).
+class KernelTable {
+ public:
+  // Every native function by its operator name (one map can serve the tables of every key).
+  using Names = std::unordered_map<std::string, const model::NativeFunction*>;
+  static Names namesOf(const model::Operators& ops);
+
+  KernelTable(const model::BackendIndex& index, const Names& names);
+  const model::BackendMetadata* find(const model::NativeFunction& f) const;
+  // torchgen's BackendIndex.get_kernel(g): the kernel of the group's primary function (out= unless
+  // the backend's primary kernels are functional).
+  const model::BackendMetadata* find(const model::NativeFunctionsGroup& g) const;
+  const model::BackendMetadata* find(const model::FunctionOrGroup& item) const;
+  bool has(const model::NativeFunction& f) const { return find(f) != nullptr; }
+
+ private:
+  const model::BackendIndex& index_;
+  std::unordered_map<const model::NativeFunction*, const model::BackendMetadata*> kernels_;
+};
+
+class RegisterDispatchKeyEmitter {
+ public:
+  // `index` is torchgen's backend_indices[key]: for a key without kernels, an empty index whose key
+  // is Undefined (its wrappers, helpers and checks then follow Undefined, as torchgen's do).
+  // `names` (KernelTable::namesOf(ctx.ops)) may be shared between emitters; made here when null.
+  RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index, KernelTargets targets,
+                             const KernelTable::Names* names = nullptr);
+
+  // Appends what `item` contributes (torchgen's RegisterDispatchKey.__call__).
+  void emit(const model::FunctionOrGroup& item, KernelCode& out) const;
+  void emit(const model::NativeFunctionsGroup& g, KernelCode& out) const;
+  void emit(const model::NativeFunction& f, KernelCode& out) const { emitUnstructured(f, nullptr, out); }
+
+  // ---- shared with StructuredKernelEmitter ----
+  const EmitContext& ctx() const { return ctx_; }
+  const model::BackendIndex& index() const { return index_; }
+  const KernelTable& kernels() const { return kernels_; }
+  model::DispatchKey key() const { return index_.dispatchKey(); }
+  const std::string& keyName() const { return keyName_; }
+  KernelTargets targets() const { return targets_; }
+  bool selected(const model::NativeFunction& f) const { return ctx_.selector.isNativeFunctionSelected(f); }
+
+  // The key's direct C++ API for f (every overload of CppSignatureGroup, SymInt ones included):
+  // declarations and definitions that call `wrapperName` with `wrapperArgs`.
+  bool emitDirectApi(const model::NativeFunction& f, const api::Options& options, const std::string& wrapperName,
+                     const std::vector<api::Binding>& wrapperArgs, KernelCode& out) const;
+  // torchgen's gen_device_check: the checks that every tensor argument (out arguments first) is on
+  // the same device, naming `methodName` in the message.
+  static std::string deviceCheck(const model::NativeFunction& f, std::string_view methodName);
+  // Reports `message` at f's location; returns false.
+  bool fail(const model::NativeFunction& f, const std::string& message) const;
+  // Reports a schema the C++ API cannot express; false when there is one.
+  bool checkSupported(const model::NativeFunction& f) const;
+
+ private:
+  void emitUnstructured(const model::NativeFunction& f, const model::NativeFunctionsGroup* g, KernelCode& out) const;
+  bool emitKernelWrapper(const model::NativeFunction& f, const api::Options& options,
+                         const api::DispatcherSignature& sig, KernelCode& out) const;
+  bool emitOutInplaceWrapper(const model::NativeFunction& f, const model::NativeFunctionsGroup& g,
+                             const api::Options& options, const api::DispatcherSignature& sig, KernelCode& out) const;
+  std::string deviceGuard(const model::NativeFunction& f) const;
+
+  const EmitContext& ctx_;
+  const model::BackendIndex& index_;
+  KernelTargets targets_;
+  std::string keyName_;
+  std::unique_ptr<KernelTable::Names> ownNames_;  // when no names were given
+  KernelTable kernels_;
+};
+
+}  // namespace opgen::dest

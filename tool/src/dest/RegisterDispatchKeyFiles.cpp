@@ -1,0 +1,508 @@
+#include "dest/RegisterDispatchKeyFiles.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "dest/RegisterDispatchKey.h"
+#include "dest/SnippetFill.h"
+#include "support/Strings.h"
+
+namespace opgen::dest {
+
+namespace {
+
+using model::DispatchKey;
+using support::Expected;
+
+// ---------------------------------------------------------------------------------------------
+// Snippets
+
+// The CUDA (or, with --rocm, HIP) headers of CUDA keys' registration files.
+constexpr std::string_view kCudaHeaders = R"cc(#include <c10/cuda/CUDAGuard.h>
+#include <ATen/cuda/ATenCUDAGeneral.h>
+#include <ATen/cuda/CUDADevice.h>
+#include <ATen/cuda/CUDAContext.h>)cc";
+constexpr std::string_view kHipHeaders = R"cc(#include <c10/hip/HIPGuard.h>
+#include <ATen/hip/ATenHIPGeneral.h>
+#include <ATen/hip/HIPDevice.h>
+#include <ATen/hip/HIPContext.h>)cc";
+
+// The helpers of structured kernels, each for the keys that use it (gen_registration_helpers).
+constexpr std::string_view kHelpersPush = "C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(\"-Wunused-function\")";
+constexpr std::string_view kHelpersPop = "C10_DIAGNOSTIC_POP()";
+
+//   $empty$ and $empty_strided$ the key's tensor factories, $options$ the options they get
+constexpr std::string_view kCreateOutHelper = R"cc(
+Tensor create_out(IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
+  if (strides.empty()) {
+      return $empty$(sizes, $options$);
+  } else {
+      return $empty_strided$(sizes, strides, $options$);
+  }
+}
+)cc";
+
+constexpr std::string_view kResizeOutHelper = R"cc(
+void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
+  TORCH_CHECK(options.dtype() == out.dtype(),
+      "Expected out tensor to have dtype ", options.dtype(), ", but got ", out.dtype(), " instead");
+  TORCH_CHECK(options.device() == out.device(),
+      "Expected out tensor to have device ", options.device(), ", but got ", out.device(), " instead");
+  const bool resized = at::native::resize_output(out, sizes);
+  // Only restride if a resize occurred; otherwise we ignore the (advisory)
+  // strides from the meta function and directly use the output tensor's
+  // preexisting strides
+  if (resized) {
+    if (!strides.empty()) {
+      TORCH_INTERNAL_ASSERT(!options.memory_format_opt().has_value());
+      // TODO: avoid the redispatch here
+      out.as_strided_(sizes, strides);
+    } else if (options.memory_format_opt().has_value()) {
+      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+    }
+  }
+}
+)cc";
+
+constexpr std::string_view kCheckInplaceHelper = R"cc(
+void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &options) {
+  // These checks are needed on those operators that:
+  //   1) don't use 'TensorIterator' (e.g. 'addmm' and 'baddbmm')
+  //   2) have particular typing rules (e.g. 'cumsum' and 'cumprod')
+  // For other operators (e.g. 'add'), 'TensorIterator' already checks
+  // these things separately.
+  TORCH_CHECK(options.dtype() == self.dtype(),
+      "Bad in-place call: ",
+      "input tensor dtype ", self.dtype(), " and output tensor dtype ", options.dtype(), " should match");
+  TORCH_CHECK(options.device() == self.device(),
+      "Bad in-place call: ",
+      "input tensor device ", self.device(), " and output tensor device ", options.device(), " should match");
+  TORCH_CHECK(sizes == self.sizes(),
+      "Bad in-place call: ",
+      "input tensor size ", self.sizes(), " and output tensor size ", sizes, " should match");
+}
+)cc";
+
+//   $empty_strided$ the key's strided tensor factory
+constexpr std::string_view kMaybeCreateProxyHelper = R"cc(
+std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
+  if (out.strides() != strides) {
+    return $empty_strided$(sizes, strides, options);
+  }
+  return std::nullopt;
+}
+)cc";
+
+// The registrations of one library namespace.  $namespace$ the operators' namespace, $key$ the
+// dispatch key, $registrations$ the m.impl(...) statements
+constexpr std::string_view kLibraryImpl = R"cc(
+TORCH_LIBRARY_IMPL($namespace$, $key$, m) {
+    $registrations$
+})cc";
+
+// One namespace's direct C++ API declarations in {Key}Functions_inl.h (split into lines).
+//   $prologue$ and $epilogue$ open and close the namespace, $declarations$ the declarations
+constexpr std::string_view kNamespacedDeclarations = "\n$prologue$\n$declarations$\n$epilogue$\n        ";
+
+constexpr std::string_view kDefinitionsTemplate = "RegisterDispatchDefinitions.ini";
+constexpr std::string_view kDefaultKernelNamespace = "at::native";
+
+// ---------------------------------------------------------------------------------------------
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+const model::NativeFunction& representative(const model::FunctionOrGroup& item) {
+  if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) return *g->functional;
+  return *std::get<const model::NativeFunction*>(item);
+}
+
+// torchgen's get_kernel_namespace: the C++ namespace of the item's kernel (at::native by default).
+Expected<std::string> kernelNamespace(const KernelTable& kernels, DispatchKey key, const model::FunctionOrGroup& item) {
+  const model::BackendMetadata* m = kernels.find(item);
+  if (m == nullptr) return std::string(kDefaultKernelNamespace);
+  if (!support::contains(m->cppNamespace, "::native"))
+    return support::makeError("The kernel for function " + representative(item).func.name.str() +
+                              " with dispatch key " + std::string(model::dispatchKeyName(key)) +
+                              " has a namespace " + m->cppNamespace + " and it's not ending with '::native'.");
+  return m->cppNamespace;
+}
+
+// torchgen's NamespaceHelper: the lines that open and close a nested namespace.
+struct NamespaceLines {
+  std::string prologue, epilogue;
+};
+Expected<NamespaceLines> namespaceLines(const std::string& ns, size_t maxLevel) {
+  const std::vector<std::string_view> parts = support::split(ns, "::");
+  if (parts.size() > maxLevel)
+    return support::makeError("Codegen doesn't support more than " + std::to_string(maxLevel) +
+                              " level(s) of custom namespace. Got " + ns + ".");
+  NamespaceLines lines;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    lines.prologue.append(i ? "\n" : "").append("namespace ").append(parts[i]).append(" {");
+    lines.epilogue.append(i ? "\n" : "").append("} // namespace ").append(parts[parts.size() - 1 - i]);
+  }
+  return lines;
+}
+
+void reportAt(const EmitContext& ctx, const model::FunctionOrGroup& item, const std::string& message) {
+  const model::NativeFunction& f = representative(item);
+  ctx.diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Register{Key}.cpp: the fixed parts
+
+// gen_registration_headers.
+std::vector<std::string> registrationHeaders(const model::BackendIndex& index, bool perOperatorHeaders, bool rocm) {
+  std::vector<std::string> headers = {perOperatorHeaders ? "#include <ATen/ops/as_strided_native.h>"
+                                                         : "#include <ATen/NativeFunctions.h>"};
+  switch (index.dispatchKey()) {
+    case DispatchKey::CPU:
+    case DispatchKey::Meta: headers.emplace_back("#include <ATen/EmptyTensor.h>"); break;
+    case DispatchKey::CUDA:
+      headers.emplace_back(rocm ? "#include <ATen/hip/EmptyTensor.h>" : "#include <ATen/cuda/EmptyTensor.h>");
+      break;
+    case DispatchKey::MPS: headers.emplace_back("#include <ATen/mps/EmptyTensor.h>"); break;
+    case DispatchKey::XPU: headers.emplace_back("#include <ATen/xpu/EmptyTensor.h>"); break;
+    case DispatchKey::MTIA: headers.emplace_back("#include <ATen/native/mtia/EmptyTensor.h>"); break;
+    default:
+      if (perOperatorHeaders) {
+        headers.insert(headers.end(), {"#include <ATen/ops/empty.h>", "#include <ATen/ops/empty_strided.h>",
+                                       "#include <ATen/ops/_copy_from_and_resize.h>", "#include <ATen/ops/_copy_from.h>"});
+      } else {
+        headers.emplace_back("#include <ATen/Functions.h>");
+      }
+  }
+  headers.emplace_back("#include <c10/macros/Macros.h>");
+  return headers;
+}
+
+// gen_empty_impl_names: the tensor factories of structured kernels' outputs, if the key has them.
+struct EmptyImpls {
+  std::string empty, emptyStrided;
+};
+std::optional<EmptyImpls> emptyImpls(DispatchKey key) {
+  switch (key) {
+    case DispatchKey::Meta:
+    case DispatchKey::CPU:
+    case DispatchKey::CUDA:
+    case DispatchKey::MPS:
+    case DispatchKey::XPU:
+    case DispatchKey::MTIA: {
+      const std::string dispatch = lower(model::dispatchKeyName(key));
+      return EmptyImpls{"at::detail::empty_" + dispatch, "at::detail::empty_strided_" + dispatch};
+    }
+    case DispatchKey::CompositeExplicitAutogradNonFunctional:
+    case DispatchKey::QuantizedCPU:
+    case DispatchKey::QuantizedCUDA: return EmptyImpls{"at::empty", "at::empty_strided"};
+    default: return std::nullopt;
+  }
+}
+
+// gen_registration_helpers.
+std::vector<std::string> registrationHelpers(const model::BackendIndex& index) {
+  const DispatchKey key = index.dispatchKey();
+  const std::optional<EmptyImpls> impls = emptyImpls(key);
+  std::vector<std::string> helpers = {std::string(kHelpersPush)};
+  if (impls) {
+    helpers.push_back(fillSnippet(kCreateOutHelper,
+                                  {{"empty", impls->empty},
+                                   {"empty_strided", impls->emptyStrided},
+                                   {"options", key == DispatchKey::Meta ? "options.device(at::kMeta)" : "options"}}));
+  }
+  // CompositeExplicitAutogradNonFunctional only has functional kernels: resize_out would be unused.
+  if (key != DispatchKey::CompositeExplicitAutogradNonFunctional) helpers.emplace_back(kResizeOutHelper);
+  helpers.emplace_back(kCheckInplaceHelper);
+  if (impls) helpers.push_back(fillSnippet(kMaybeCreateProxyHelper, {{"empty_strided", impls->emptyStrided}}));
+  helpers.emplace_back(kHelpersPop);
+  return helpers;
+}
+
+// The operators' headers the registrations need (operator_headers in gen_source_files).
+std::vector<std::string> operatorHeaders(const EmitContext& ctx, DispatchKey key, const KernelTable& kernels) {
+  const bool functionsKey = ctx.isFunctionsKey(key);
+  const bool nonFunctional = key == DispatchKey::CompositeExplicitAutogradNonFunctional;
+  if (!ctx.perOperatorHeaders) {
+    std::vector<std::string> headers = {"#include <ATen/NativeFunctions.h>"};
+    if (nonFunctional) headers.emplace_back("#include <ATen/Functions.h>");
+    if (functionsKey) headers.push_back("#include <ATen/" + std::string(model::dispatchKeyName(key)) + "Functions.h>");
+    return headers;
+  }
+  const std::string dispatchNamespace = lower(model::dispatchKeyName(key));
+  std::set<std::string> headers;
+  for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
+    bool registered = kernels.find(item) != nullptr;
+    bool structured = false;
+    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) {
+      for (const model::NativeFunction* f : g->functions()) registered = registered || kernels.has(*f);
+      structured = g->structured();
+    } else {
+      structured = std::get<const model::NativeFunction*>(item)->structured;
+    }
+    // Structured kernels get generated kernels for these two keys.
+    registered = registered || (structured && (key == DispatchKey::Meta || nonFunctional));
+    if (!registered) continue;
+    const std::string root = representative(item).rootName();
+    headers.insert("#include <ATen/ops/" + root + "_native.h>");
+    if (nonFunctional) headers.insert("#include <ATen/ops/" + root + ".h>");
+    if (functionsKey) headers.insert("#include <ATen/ops/" + root + "_" + dispatchNamespace + "_dispatch.h>");
+  }
+  return {headers.begin(), headers.end()};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Register{Key}.cpp: the definitions
+
+// RegisterDispatchDefinitions.ini, read from the run's template directory when first needed.
+//
+// Workaround: dest::Writer has no way to render a template into a string (torchgen's
+// FileManager.substitute_with_template), so the template is read here, from SRC/templates beside
+// SRC/native/native_functions.yaml, where `opgen gen` reads every template. It bypasses the run's
+// template cache (and its list of inputs).
+class DefinitionsTemplate {
+ public:
+  explicit DefinitionsTemplate(const EmitContext& ctx) : ctx_(ctx) {}
+
+  const support::CodeTemplate* get() {
+    if (!loaded_) {
+      loaded_ = true;
+      if (std::optional<std::string> path = locate()) {
+        template_ = support::CodeTemplate::fromFile(*path, ctx_.diags);
+      } else {
+        ctx_.diags.error(support::SourceLoc{std::string(kDefinitionsTemplate)},
+                         "cannot locate the template directory (no native function has a source file)");
+      }
+    }
+    return template_ ? &*template_ : nullptr;
+  }
+
+ private:
+  std::optional<std::string> locate() const {
+    constexpr std::string_view kYaml = "native/native_functions.yaml";
+    for (const model::NativeFunction* f : ctx_.ops.functions()) {
+      const std::string& file = f->loc.file;
+      if (support::endsWith(file, kYaml))
+        return file.substr(0, file.size() - kYaml.size()) + "templates/" + std::string(kDefinitionsTemplate);
+    }
+    return std::nullopt;
+  }
+
+  const EmitContext& ctx_;
+  bool loaded_ = false;
+  std::optional<support::CodeTemplate> template_;
+};
+
+// What one native function or group adds to dispatch_definitions (get_native_function_definitions
+// for one item): the template filled with its code, as one string of the lines torchgen keeps (it
+// splits the text into lines and the block substitution drops the empty ones).
+class DefinitionsRenderer {
+ public:
+  DefinitionsRenderer(const EmitContext& ctx, DispatchKey key, const model::BackendIndex& index,
+                      const KernelTable::Names& names, DefinitionsTemplate& tmpl)
+      : ctx_(ctx),
+        key_(key),
+        emitter_(ctx, index, KernelTargets{.declarations = false, .definitions = true}, &names),
+        template_(tmpl),
+        dispatchNamespace_(lower(model::dispatchKeyName(key))) {}
+
+  std::string render(const model::FunctionOrGroup& item) {
+    code_.clear();
+    emitter_.emit(item, code_);
+    if (code_.namespacedDefinitions.empty()) return {};
+    Expected<std::string> ns = kernelNamespace(emitter_.kernels(), key_, item);
+    if (!ns) {
+      reportAt(ctx_, item, ns.error().message);
+      return {};
+    }
+    Expected<NamespaceLines> lines = namespaceLines(support::replaceAll(*ns, "::native", ""), 2);
+    if (!lines) {
+      reportAt(ctx_, item, lines.error().message);
+      return {};
+    }
+    const support::CodeTemplate* tmpl = template_.get();
+    if (tmpl == nullptr) return {};
+
+    std::string registrations;
+    if (!ctx_.skipDispatcherOpRegistration && !code_.registrations.empty()) {
+      registrations = fillSnippet(kLibraryImpl, {{"namespace", representative(item).ns},
+                                                 {"key", model::dispatchKeyName(key_)},
+                                                 {"registrations", support::join(code_.registrations, "\n")}});
+    }
+    support::TemplateEnv env;
+    env.set("ns_prologue", std::move(lines->prologue));
+    env.set("ns_epilogue", std::move(lines->epilogue));
+    env.set("dispatch_anonymous_definitions", std::move(code_.anonymousDefinitions));
+    env.set("static_init_dispatch_registrations", std::move(registrations));
+    env.set("deferred_dispatch_registrations", "");
+    env.set("dispatch_namespace", dispatchNamespace_);
+    env.set("dispatch_namespaced_definitions", std::move(code_.namespacedDefinitions));
+    env.set("generated_comment", "@generated by torchgen/gen.py from " + std::string(kDefinitionsTemplate));
+    std::optional<std::string> text = tmpl->substitute(env, ctx_.diags);
+    return text ? withoutEmptyLines(*text) : std::string();
+  }
+
+  const KernelTable& kernels() const { return emitter_.kernels(); }
+
+ private:
+  static std::string withoutEmptyLines(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::string_view line : support::split(text, "\n")) {
+      if (line.empty()) continue;
+      if (!out.empty()) out.push_back('\n');
+      out.append(line);
+    }
+    return out;
+  }
+
+  const EmitContext& ctx_;
+  DispatchKey key_;
+  RegisterDispatchKeyEmitter emitter_;
+  DefinitionsTemplate& template_;
+  std::string dispatchNamespace_;
+  KernelCode code_;
+};
+
+void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey key, const KernelTable::Names& names,
+                      DefinitionsTemplate& tmpl) {
+  const model::BackendIndex& index = ctx.backendIndex(key);
+  DefinitionsRenderer renderer(ctx, key, index, names, tmpl);
+  Sharded spec;
+  spec.filename = "Register" + std::string(model::dispatchKeyName(key)) + ".cpp";
+  spec.templateName = "RegisterDispatchKey.cpp";
+  spec.numShards = key == DispatchKey::CPU ? 4 : 1;
+  spec.shardedKeys = {"dispatch_definitions"};
+  const std::string_view cudaHeaders = model::isCudaDispatchKey(key) ? (ctx.rocm ? kHipHeaders : kCudaHeaders) : "";
+  auto set = [&spec](std::string name, support::TemplateValue value) {
+    spec.baseEnv.emplace_back(std::move(name), std::move(value));
+  };
+  set("extra_cuda_headers", support::TemplateValue(std::string(cudaHeaders)));
+  set("external_backend_headers", support::TemplateValue(std::string()));
+  set("dispatch_headers", support::TemplateValue(registrationHeaders(index, ctx.perOperatorHeaders, ctx.rocm)));
+  set("ops_headers", support::TemplateValue(operatorHeaders(ctx, key, renderer.kernels())));
+  // CompositeImplicitAutogradNestedTensor's kernels do not use the helpers (-Werror=unused-function).
+  set("dispatch_helpers", support::TemplateValue(key == DispatchKey::CompositeImplicitAutogradNestedTensor
+                                                     ? std::vector<std::string>{}
+                                                     : registrationHelpers(index)));
+
+  const std::vector<model::FunctionOrGroup>& items = ctx.ops.grouped();
+  out.forDispatchKey(key).writeSharded(
+      spec, items.size(), [&](std::size_t i) { return representative(items[i]).rootName(); },
+      [&](std::size_t i) {
+        std::string text = renderer.render(items[i]);
+        if (text.empty()) return ShardEnv{};
+        return ShardEnv{{"dispatch_definitions", {std::move(text)}}};
+      });
+}
+
+// ---------------------------------------------------------------------------------------------
+// {Key}Functions_inl.h
+
+// get_namespaced_declaration: the declarations grouped by namespace (at::native becomes at::KEY), in
+// order of the namespaces' first appearance, without duplicates, as lines.
+std::vector<std::string> namespacedDeclarationLines(const EmitContext& ctx, DispatchKey key,
+                                                    const KernelTable::Names& names) {
+  const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key),
+                                           KernelTargets{.declarations = true, .definitions = false}, &names);
+  const std::string dispatchNamespace = lower(model::dispatchKeyName(key));
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> byNamespace;
+  std::map<std::string, const model::FunctionOrGroup*> firstItem;
+  KernelCode code;
+  for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
+    Expected<std::string> ns = kernelNamespace(emitter.kernels(), key, item);
+    if (!ns) {
+      reportAt(ctx, item, ns.error().message);
+      continue;
+    }
+    std::string name = support::replaceAll(*ns, "native", dispatchNamespace);
+    auto [it, added] = byNamespace.try_emplace(name);
+    if (added) {
+      order.push_back(name);
+      firstItem.emplace(name, &item);
+    }
+    code.clear();
+    emitter.emit(item, code);
+    for (std::string& d : code.namespacedDeclarations) it->second.push_back(std::move(d));
+  }
+  std::vector<std::string> lines;
+  for (const std::string& name : order) {
+    const std::vector<std::string>& kernels = byNamespace[name];
+    if (kernels.empty()) continue;
+    Expected<NamespaceLines> ns = namespaceLines(name, 3);
+    if (!ns) {
+      reportAt(ctx, *firstItem[name], ns.error().message);
+      continue;
+    }
+    std::set<std::string_view> seen;
+    std::string declarations;
+    for (const std::string& k : kernels) {
+      if (!seen.insert(k).second) continue;
+      if (seen.size() > 1) declarations.push_back('\n');
+      declarations.append(k);
+    }
+    const std::string text = fillSnippet(
+        kNamespacedDeclarations, {{"prologue", ns->prologue}, {"declarations", declarations}, {"epilogue", ns->epilogue}});
+    for (std::string_view line : support::split(text, "\n")) lines.emplace_back(line);
+  }
+  return lines;
+}
+
+// With per-operator headers: the ops/{root}_{key}_dispatch.h that declare something, sorted.
+std::vector<std::string> dispatchHeaderIncludes(const EmitContext& ctx, DispatchKey key,
+                                                const KernelTable::Names& names) {
+  const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key),
+                                           KernelTargets{.declarations = true, .definitions = false}, &names);
+  const std::string dispatchNamespace = lower(model::dispatchKeyName(key));
+  std::set<std::string> roots;
+  KernelCode code;
+  for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
+    std::string root = representative(item).rootName();
+    if (roots.count(root)) continue;
+    code.clear();
+    emitter.emit(item, code);
+    if (!code.namespacedDeclarations.empty()) roots.insert(std::move(root));
+  }
+  std::vector<std::string> includes;
+  includes.reserve(roots.size());
+  for (const std::string& root : roots)
+    includes.push_back("#include <ATen/ops/" + root + "_" + dispatchNamespace + "_dispatch.h>");
+  return includes;
+}
+
+}  // namespace
+
+void emitRegisterDispatchKey(const EmitContext& ctx, const Writers& out) {
+  DefinitionsTemplate tmpl(ctx);
+  const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
+  for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, tmpl);
+}
+
+void emitDispatchKeyFunctionsInl(const EmitContext& ctx, const Writers& out) {
+  std::optional<KernelTable::Names> names;  // made when a header is rendered (not in a dry run)
+  for (DispatchKey key : ctx.dispatchKeys) {
+    if (!ctx.isFunctionsKey(key)) continue;
+    out.forDispatchKey(key).writeWithTemplate(
+        std::string(model::dispatchKeyName(key)) + "Functions_inl.h", "DispatchKeyFunctions_inl.h", [&ctx, &names, key] {
+          if (!names) names = KernelTable::namesOf(ctx.ops);
+          support::TemplateEnv env;
+          env.set("dispatch_namespace", lower(model::dispatchKeyName(key)));
+          if (ctx.perOperatorHeaders) {
+            env.set("DispatchKeyFunctions_inl_includes", dispatchHeaderIncludes(ctx, key, *names));
+            env.set("dispatch_namespaced_declarations", std::vector<std::string>{});
+          } else {
+            env.set("DispatchKeyFunctions_inl_includes", std::vector<std::string>{});
+            env.set("dispatch_namespaced_declarations", namespacedDeclarationLines(ctx, key, *names));
+          }
+          return env;
+        });
+  }
+}
+
+}  // namespace opgen::dest

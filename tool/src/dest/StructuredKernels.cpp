@@ -1,0 +1,392 @@
+#include "dest/StructuredKernels.h"
+
+#include "api/Structured.h"
+#include "api/Translate.h"
+#include "dest/SnippetFill.h"
+#include "support/Strings.h"
+
+namespace opgen::dest {
+
+namespace {
+
+using model::DispatchKey;
+using model::SchemaKind;
+using support::Expected;
+using support::makeError;
+
+// ---------------------------------------------------------------------------------------------
+// Snippets
+
+// One set_output_* override of the structured class.
+//   $name$ strided or raw_strided, $body$ what it does (indented), $super$ the call of the parent's
+//   set_output_raw_strided when the group inherits from a class of its own (indented), or nothing
+constexpr std::string_view kSetOutputFunction = R"cc(
+void set_output_$name$(
+    int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+    TensorOptions options
+) override {
+$body$
+    // super must happen after, so that downstream can use maybe_get_output
+    // to retrieve the output
+$super$
+}
+)cc";
+
+// The parent's set_output_raw_strided, for groups with `structured_inherits`.  $parent$ the parent class
+constexpr std::string_view kSetOutputSuper = "$parent$::set_output_raw_strided(output_idx, sizes, strides, options);";
+
+// On devices with a guard: the outputs must all be on one device, which the guard switches to.
+constexpr std::string_view kSetDeviceGuard = R"cc(
+auto current_device = guard_.current_device();
+if (C10_UNLIKELY(current_device.has_value())) {
+  TORCH_INTERNAL_ASSERT(*current_device == options.device(),
+    "structured kernels don't support multi-device outputs");
+} else {
+  guard_.reset_device(options.device());
+}
+)cc";
+
+// set_output_strided of out= and in-place kernels: a temporary output when the strides differ.
+constexpr std::string_view kCreateProxy = R"cc(
+auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+if (C10_UNLIKELY(maybe_proxy.has_value())) {
+    proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+}
+)cc";
+
+// The bodies of set_output_* by kind.  $guard$ kSetDeviceGuard and a newline, or nothing;
+// $proxy$ kCreateProxy or nothing
+constexpr std::string_view kSetOutputFunctional = "$guard$\noutputs_[output_idx] = create_out(sizes, strides, options);";
+constexpr std::string_view kSetOutputInplace = R"cc($guard$
+const auto& out = outputs_[output_idx].get();
+check_inplace(out, sizes, options);
+$proxy$)cc";
+constexpr std::string_view kSetOutputOut = R"cc($guard$
+const auto& out = outputs_[output_idx].get();
+resize_out(out, sizes, strides, options);
+$proxy$)cc";
+
+// The constructors of the in-place and out= classes.  $class$ the class, $params$ `Tensor& out0, ...`,
+// $refs$ `std::ref(out0), ...`
+constexpr std::string_view kInplaceConstructor = "$class$(Tensor& self) : outputs_{std::ref(self)} {}";
+constexpr std::string_view kOutConstructor = "$class$($params$) : outputs_{ $refs$ } {}";
+
+// The lines of the class (empty ones are left out).  $class$, $parent$, $constructor$ and
+// $set_output$ (indented), $output_value$ what maybe_get_output returns, $output_type$ and $count$
+// the outputs' array, $proxy_field$ and $guard_field$ (indented) further members
+constexpr std::string_view kClassLines[] = {
+    "struct $class$ final : public $parent$ {",
+    "$constructor$",
+    "$set_output$",
+    "    const Tensor& maybe_get_output(int64_t output_idx) override {",
+    "      return $output_value$;\n",
+    "    }",
+    "    std::array<$output_type$, $count$> outputs_;",
+    "$proxy_field$",
+    "$guard_field$",
+    "};",
+};
+constexpr std::string_view kProxyField = "std::array<::std::optional<Tensor>, $count$> proxy_outputs_;";
+
+// The anonymous definition: the class, then the wrapper.  $class_definition$, $signature$ the
+// wrapper's definition head, $body$ its statements
+constexpr std::string_view kStructuredWrapper = R"cc($class_definition$
+
+$signature$ {
+$body$
+}
+)cc";
+
+// The statements of the wrapper.  $class$ the class, $outs$ the out arguments, $args$ arguments,
+// $i$ an output's index, $name$ a function's name
+constexpr std::string_view kConstructFunctional = "$class$ op;";
+constexpr std::string_view kConstructInplace = "$class$ op(self);";
+constexpr std::string_view kConstructOut = "$class$ op($outs$);";
+constexpr std::string_view kCallMetaPrecompute = "auto precompute = op.meta($args$);\n(void)precompute;";
+constexpr std::string_view kCallMeta = "op.meta($args$);";
+constexpr std::string_view kCallOutFunction = "at::$name$($args$);";
+constexpr std::string_view kCallImpl = "op.impl($args$);";
+constexpr std::string_view kCopyProxy =
+    "if (op.proxy_outputs_[$i$].has_value()) op.outputs_[$i$].get().copy_(*op.proxy_outputs_[$i$]);";
+
+// The registration.  $name$ the operator, $wrapper$ the wrapper
+constexpr std::string_view kRegistration = "m.impl(\"$name$\", TORCH_FN($wrapper$));";
+
+// ---------------------------------------------------------------------------------------------
+
+// Python's textwrap.indent: `prefix` before every line that is not blank.
+std::string indent(std::string_view text, std::string_view prefix) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\n\r\f\v") != std::string_view::npos) out.append(prefix);
+    out.append(line);
+    start = end;
+  }
+  return out;
+}
+
+bool hasDeviceGuardField(DispatchKey key) {
+  return key == DispatchKey::CUDA || key == DispatchKey::CompositeExplicitAutogradNonFunctional ||
+         key == DispatchKey::MPS || key == DispatchKey::XPU || key == DispatchKey::MTIA;
+}
+
+std::string guardField(DispatchKey key) {
+  if (key == DispatchKey::CUDA) return "c10::cuda::OptionalCUDAGuard guard_;";
+  return hasDeviceGuardField(key) ? "c10::OptionalDeviceGuard guard_;" : "";
+}
+
+bool setsDeviceGuard(DispatchKey key) {
+  return key == DispatchKey::CUDA || key == DispatchKey::MPS || key == DispatchKey::XPU ||
+         key == DispatchKey::CompositeExplicitAutogradNonFunctional;
+}
+
+bool createsFunctionalOutputs(DispatchKey key) {
+  return key == DispatchKey::Meta || key == DispatchKey::CPU || key == DispatchKey::CUDA || key == DispatchKey::MPS ||
+         key == DispatchKey::XPU || key == DispatchKey::MTIA || key == DispatchKey::CompositeExplicitAutogradNonFunctional;
+}
+
+support::Error unsupportedKind(SchemaKind kind) {
+  return makeError(std::string("SchemaKind.") + std::string(model::schemaKindName(kind)) +
+                   " structured operators are currently not supported");
+}
+
+}  // namespace
+
+void StructuredKernelEmitter::emit(const model::NativeFunction& f, KernelCode& out) const {
+  if (f.manualKernelRegistration) {
+    base_.fail(f, "Function " + f.func.name.str() + " has manual_kernel_registration=True");
+    return;
+  }
+  // CompositeExplicitAutogradNonFunctional never gets a default out= kernel: backends define that one.
+  const DispatchKey key = base_.key();
+  if (key == DispatchKey::CompositeExplicitAutogradNonFunctional && f.func.kind() == SchemaKind::Out) return;
+  if (!base_.checkSupported(f)) return;
+
+  const api::Options options = api::Options::of(f);
+  const model::BackendMetadata* kernel = base_.kernels().find(f);
+  const api::NativeSignature sig(f.func, kernel != nullptr && kernel->supportsSymInt(), options,
+                                 "wrapper_" + base_.keyName() + "_");
+  const KernelTargets targets = base_.targets();
+  if (targets.declarations || targets.definitions) {
+    if (!base_.emitDirectApi(f, options, sig.name(), sig.arguments(), out)) return;
+  }
+  if (!targets.definitions) return;
+  Expected<std::string> definition = anonymousDefinition(f, options, sig);
+  if (!definition) {
+    base_.fail(f, definition.error().message);
+    return;
+  }
+  out.anonymousDefinitions.push_back(definition.take());
+  if (base_.selected(f))
+    out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", sig.name()}}));
+}
+
+Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::classNames(SchemaKind kind) const {
+  const std::string_view kindName = model::schemaKindName(kind);
+  const DispatchKey key = base_.key();
+  if (key == DispatchKey::Meta || key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
+    const std::string meta = api::meta::name(g_);
+    const std::string infix = key == DispatchKey::Meta ? "_meta_" : "_default_backend_";
+    return ClassNames{"structured_" + meta + infix + std::string(kindName), "at::meta::structured_" + meta};
+  }
+  const model::BackendMetadata* metadata = base_.kernels().find(g_);
+  if (metadata == nullptr) return makeError("No kernel metadata found for " + g_.functional->func.name.str());
+  return ClassNames{"structured_" + metadata->kernel + "_" + std::string(kindName),
+                    metadata->cppNamespace + "::structured_" + metadata->kernel};
+}
+
+Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const model::NativeFunction& f,
+                                                                   const api::Options& options,
+                                                                   const api::NativeSignature& sig) const {
+  const SchemaKind kind = f.func.kind();
+  Expected<ClassNames> names = classNames(kind);
+  if (!names) return names.error();
+  Expected<std::string> body = wrapperBody(f, options, sig, names->name);
+  if (!body) return body;
+  Expected<std::string> definition = classDefinition(f, kind, *names);
+  if (!definition) return definition;
+  return fillSnippet(kStructuredWrapper, {{"class_definition", *definition}, {"signature", sig.defn()}, {"body", *body}});
+}
+
+// The wrapper's statements: construct the class, run meta (keeping what it precomputes), run the
+// kernel on the outputs (as the impl's arguments), copy proxies back, return the outputs.
+Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFunction& f, const api::Options& options,
+                                                           const api::NativeSignature& sig,
+                                                           const std::string& className) const {
+  const SchemaKind kind = f.func.kind();
+  const DispatchKey key = base_.key();
+  const model::Arguments& args = f.func.arguments;
+  std::vector<std::string> body;
+  std::vector<api::Expr> context = api::toExprs(sig.arguments());
+
+  if (base_.index().deviceGuard()) body.push_back(RegisterDispatchKeyEmitter::deviceCheck(f, sig.name()));
+  if (kind == SchemaKind::Functional) {
+    body.push_back(fillSnippet(kConstructFunctional, {{"class", className}}));
+  } else if (kind == SchemaKind::Inplace) {
+    body.push_back(fillSnippet(kConstructInplace, {{"class", className}}));
+  } else if (kind == SchemaKind::Out) {
+    std::string outs;
+    for (size_t i = 0; i < args.out.size(); ++i) outs.append(i ? ", " : "").append(args.out[i].name);
+    body.push_back(fillSnippet(kConstructOut, {{"class", className}, {"outs", outs}}));
+  }
+
+  Expected<std::vector<api::Expr>> metaArgs = api::translate(context, api::structured::metaArguments(g_));
+  if (!metaArgs) return metaArgs.error();
+  if (const std::optional<model::Precompute>& precomputed = g_.out->precomputed) {
+    // meta() returns a struct of the precomputed values; the impl takes them as arguments.
+    body.push_back(fillSnippet(kCallMetaPrecompute, {{"args", api::joinExprs(*metaArgs)}}));
+    auto addToContext = [&](const std::vector<model::Argument>& elements) {
+      for (const model::Argument& a : elements)
+        context.push_back(api::Expr{"precompute." + a.name, api::structured::argumentType(a, a.name)});
+    };
+    for (const auto& [name, elements] : precomputed->replace) addToContext(elements);
+    addToContext(precomputed->add);
+  } else {
+    body.push_back(fillSnippet(kCallMeta, {{"args", api::joinExprs(*metaArgs)}}));
+  }
+
+  // After meta(), the outputs are valid.
+  const api::CType tensorRef = api::CType::constRef(api::CType::base(api::tensorT));
+  const std::vector<api::Binding> outArgs = api::structured::outArguments(g_);
+  for (size_t i = 0; i < outArgs.size(); ++i) {
+    if (!(outArgs[i].nctype.type == tensorRef))
+      return makeError("Expected out_arg type to be ConstRefCType(BaseCType(tensorT)), got " +
+                       outArgs[i].nctype.type.cppType());
+    const std::string index = std::to_string(i);
+    context.push_back(api::Expr{kind == SchemaKind::Out ? "op.maybe_get_output(" + index + ")" : "op.outputs_[" + index + "]",
+                                api::NamedCType{outArgs[i].nctype.name, api::CType::mutRef(api::CType::base(api::tensorT))}});
+  }
+
+  if (key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
+    // The default backend runs the out= function on the outputs.
+    const api::CppSignatureGroup outGroup = api::CppSignatureGroup::fromNativeFunction(
+        *g_.out, {.method = false, .fallbackBinding = f.manualCppBinding}, options);
+    const api::CppSignature& outSig = outGroup.mostFaithfulSignature();
+    Expected<std::vector<api::Expr>> outExprs = api::translate(context, outSig.arguments());
+    if (!outExprs) return outExprs.error();
+    body.push_back(fillSnippet(kCallOutFunction, {{"name", outSig.name()}, {"args", api::joinExprs(*outExprs)}}));
+  } else if (key != DispatchKey::Meta) {
+    Expected<std::vector<api::Expr>> implArgs = api::translate(context, api::structured::implArguments(g_));
+    if (!implArgs) return implArgs.error();
+    body.push_back(fillSnippet(kCallImpl, {{"args", api::joinExprs(*implArgs)}}));
+  }
+
+  const size_t returns = f.func.returns.size();
+  if (kind == SchemaKind::Out || kind == SchemaKind::Inplace)
+    for (size_t i = 0; i < returns; ++i) body.push_back(fillSnippet(kCopyProxy, {{"i", std::to_string(i)}}));
+
+  std::string result;
+  if (kind == SchemaKind::Functional) {
+    if (returns == 1) {
+      result = "std::move(op.outputs_[0])";
+    } else {
+      result = "std::make_tuple(";
+      for (size_t i = 0; i < returns; ++i) result.append(i ? ", " : "").append("std::move(op.outputs_[" + std::to_string(i) + "])");
+      result.append(")");
+    }
+  } else if (kind == SchemaKind::Inplace) {
+    result = "self";
+  } else if (kind == SchemaKind::Out) {
+    if (returns == 1) {
+      result = args.out[0].name;
+    } else {
+      result = "std::forward_as_tuple(";
+      for (size_t i = 0; i < args.out.size(); ++i) result.append(i ? ", " : "").append(args.out[i].name);
+      result.append(")");
+    }
+  } else {
+    return unsupportedKind(kind);
+  }
+  body.push_back("return " + result + ";");
+  return support::join(body, "\n");
+}
+
+Expected<std::string> StructuredKernelEmitter::classDefinition(const model::NativeFunction& f, SchemaKind kind,
+                                                               const ClassNames& names) const {
+  const size_t returns = f.func.returns.size();
+  const std::string count = std::to_string(returns);
+  std::string outputType, outputValue, proxyField, constructor;
+  if (kind == SchemaKind::Functional) {
+    outputType = "Tensor";
+    outputValue = "outputs_[output_idx]";
+  } else if (kind == SchemaKind::Inplace || kind == SchemaKind::Out) {
+    outputType = "std::reference_wrapper<Tensor>";
+    outputValue = "proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get()";
+    proxyField = fillSnippet(kProxyField, {{"count", count}});
+    if (kind == SchemaKind::Inplace) {
+      constructor = fillSnippet(kInplaceConstructor, {{"class", names.name}});
+    } else {
+      std::string params, refs;
+      for (size_t i = 0; i < returns; ++i) {
+        const std::string out = "out" + std::to_string(i);
+        params.append(i ? ", " : "").append("Tensor& " + out);
+        refs.append(i ? ", " : "").append("std::ref(" + out + ")");
+      }
+      constructor = fillSnippet(kOutConstructor, {{"class", names.name}, {"params", params}, {"refs", refs}});
+    }
+  } else {
+    return makeError("Unsupported SchemaKind SchemaKind." + std::string(model::schemaKindName(kind)));
+  }
+  Expected<std::string> setOutput = setOutputFunctions(kind, names.parent);
+  if (!setOutput) return setOutput;
+
+  constexpr std::string_view kIndent = "    ";
+  const std::string constructorLines = indent(constructor, kIndent);
+  const std::string setOutputLines = indent(*setOutput, kIndent);
+  const std::string proxyLines = indent(proxyField, kIndent);
+  const std::string guardLines = indent(guardField(base_.key()), kIndent);
+  std::string text;
+  for (std::string_view line : kClassLines) {
+    std::string filled = fillSnippet(line, {{"class", names.name},
+                                            {"parent", names.parent},
+                                            {"constructor", constructorLines},
+                                            {"set_output", setOutputLines},
+                                            {"output_value", outputValue},
+                                            {"output_type", outputType},
+                                            {"count", count},
+                                            {"proxy_field", proxyLines},
+                                            {"guard_field", guardLines}});
+    if (filled.empty()) continue;
+    if (!text.empty()) text.push_back('\n');
+    text.append(filled);
+  }
+  return text;
+}
+
+Expected<std::string> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind, const std::string& parent) const {
+  const std::string super =
+      g_.out->structuredInherits ? indent(fillSnippet(kSetOutputSuper, {{"parent", parent}}), "    ") : std::string();
+  std::string text = "\n";
+  for (const bool strided : {true, false}) {
+    Expected<std::string> body = setOutputBody(kind, /*createProxy=*/strided);
+    if (!body) return body;
+    appendSnippet(text, kSetOutputFunction,
+                  {{"name", strided ? "strided" : "raw_strided"}, {"body", indent(*body, "    ")}, {"super", super}});
+    text.push_back('\n');
+  }
+  return text;
+}
+
+Expected<std::string> StructuredKernelEmitter::setOutputBody(SchemaKind kind, bool createProxy) const {
+  const DispatchKey key = base_.key();
+  const std::string guard = setsDeviceGuard(key) ? std::string(kSetDeviceGuard) + "\n" : std::string();
+  const std::string_view proxy = createProxy ? kCreateProxy : std::string_view();
+  switch (kind) {
+    case SchemaKind::Functional:
+      if (!createsFunctionalOutputs(key))
+        return makeError("Unexpected dispatch key " + base_.keyName() + " for functional schema");
+      return fillSnippet(kSetOutputFunctional, {{"guard", guard}});
+    case SchemaKind::Inplace: return fillSnippet(kSetOutputInplace, {{"guard", guard}, {"proxy", proxy}});
+    case SchemaKind::Out: return fillSnippet(kSetOutputOut, {{"guard", guard}, {"proxy", proxy}});
+    case SchemaKind::Mutable:
+    case SchemaKind::Scratch: break;
+  }
+  return unsupportedKind(kind);
+}
+
+}  // namespace opgen::dest

@@ -1,0 +1,246 @@
+#include "gen/FileManager.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "gen/PurePath.h"
+#include "support/Sharding.h"
+
+namespace opgen::gen {
+
+namespace {
+
+constexpr std::string_view kGenerator = "torchgen/gen.py";  // what torchgen names itself when run as a module
+
+// Bytes taken by the character at s[i] if Python's regex \s matches it (str.isspace()), else 0.
+size_t spaceAt(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) return (b == ' ' || (b >= '\t' && b <= '\r') || (b >= 0x1C && b <= 0x1F)) ? 1 : 0;
+  auto next = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+  if (b == 0xC2) return next(1) == 0x85 || next(1) == 0xA0 ? 2 : 0;
+  char32_t c = 0;
+  if (b >= 0xE0 && b <= 0xEF && (next(1) & 0xC0) == 0x80 && (next(2) & 0xC0) == 0x80)
+    c = (char32_t(b & 0x0F) << 12) | (char32_t(next(1) & 0x3F) << 6) | (next(2) & 0x3F);
+  const bool space = c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+                     c == 0x205F || c == 0x3000;
+  return space ? 3 : 0;
+}
+
+size_t skipSpaces(std::string_view s, size_t i) {
+  while (i < s.size()) {
+    const size_t n = spaceAt(s, i);
+    if (n == 0) break;
+    i += n;
+  }
+  return i;
+}
+
+// Where the regex (\s*@.+\n)*\s*(class|def) matched at `i` ends, or npos. The regex has one way to
+// match: each decorator line is `@` plus the rest of its line (at least one character).
+size_t matchDefinition(std::string_view s, size_t i) {
+  for (;;) {
+    const size_t q = skipSpaces(s, i);
+    if (s.compare(q, 5, "class") == 0) return q + 5;
+    if (s.compare(q, 3, "def") == 0) return q + 3;
+    if (q >= s.size() || s[q] != '@') return std::string_view::npos;
+    const size_t eol = s.find('\n', q + 1);
+    if (eol == std::string_view::npos || eol == q + 1) return std::string_view::npos;
+    i = eol + 1;
+  }
+}
+
+}  // namespace
+
+std::string fixDocstringSpacing(std::string text) {
+  size_t found = text.find("\"\"\"");
+  if (found == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t copied = 0;
+  for (; found != std::string::npos; found = text.find("\"\"\"", found)) {
+    size_t i = found + 3;
+    const size_t newlines = i;
+    while (i < text.size() && text[i] == '\n') ++i;
+    const size_t end = i > newlines ? matchDefinition(text, i) : std::string::npos;
+    if (end == std::string::npos) {
+      ++found;  // re.sub tries the next position
+      continue;
+    }
+    out.append(text, copied, newlines - copied);
+    out += "\n\n";
+    out.append(text, i, end - i);
+    copied = found = end;
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
+}
+
+// --- Output directories ----------------------------------------------------------------------
+
+support::OutputSink& DiskOutputDirs::sinkFor(const std::string& dir) {
+  auto& sink = sinks_[dir];
+  if (!sink) sink = std::make_unique<support::DirectorySink>(dir, diags_);
+  return *sink;
+}
+
+void DiskOutputDirs::makeDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) diags_.error(support::SourceLoc{dir}, "cannot create directory: " + ec.message());
+}
+
+int DiskOutputDirs::writtenCount() const {
+  int n = 0;
+  for (const auto& [dir, sink] : sinks_) n += sink->writtenCount();
+  return n;
+}
+
+int DiskOutputDirs::unchangedCount() const {
+  int n = 0;
+  for (const auto& [dir, sink] : sinks_) n += sink->unchangedCount();
+  return n;
+}
+
+support::OutputSink& MemoryOutputDirs::sinkFor(const std::string& dir) {
+  auto& sink = sinks_[dir];
+  if (!sink) sink = std::make_unique<support::MemorySink>(diags_);
+  return *sink;
+}
+
+const std::string* MemoryOutputDirs::find(std::string_view dir, std::string_view name) const {
+  auto it = sinks_.find(std::string(dir));
+  return it == sinks_.end() ? nullptr : it->second->find(name);
+}
+
+// --- Templates -------------------------------------------------------------------------------
+
+const support::CodeTemplate* TemplateCache::get(const std::string& path) {
+  auto it = templates_.find(path);
+  if (it == templates_.end()) it = templates_.emplace(path, support::CodeTemplate::fromFile(path, inputs_)).first;
+  return it->second ? &*it->second : nullptr;
+}
+
+// --- FileManager -----------------------------------------------------------------------------
+
+FileManager::FileManager(std::string installDir, std::string templateDir, bool dryRun, TemplateCache& templates,
+                         OutputDirs& outputs, support::Diagnostics& diags)
+    : installDir_(purePath(installDir)),
+      templateDir_(std::move(templateDir)),
+      dryRun_(dryRun),
+      templates_(templates),
+      outputs_(outputs),
+      diags_(diags) {}
+
+bool FileManager::record(std::string_view filename) {
+  if (filename.empty() || filename[0] == '/') {
+    diags_.error(support::SourceLoc{std::string(filename)}, "output file name must be relative");
+    return false;
+  }
+  const std::string path = joinPurePath(installDir_, filename);
+  if (!files_.insert(path).second) {
+    diags_.error(support::SourceLoc{path}, "duplicate file write");
+    return false;
+  }
+  return true;
+}
+
+void FileManager::store(std::string_view filename, std::string content) {
+  outputs_.sinkFor(installDir_).write(purePath(filename), std::move(content));
+}
+
+std::optional<std::string> FileManager::render(std::string_view templateName, support::TemplateEnv env) {
+  if (!env.contains("generated_comment"))
+    env.set("generated_comment", "@generated by " + std::string(kGenerator) + " from " + std::string(templateName));
+  const support::CodeTemplate* tmpl = templates_.get(joinPurePath(templateDir_, templateName));
+  if (tmpl == nullptr) return std::nullopt;
+  std::optional<std::string> text = tmpl->substitute(env, diags_);
+  if (!text) return std::nullopt;
+  return fixDocstringSpacing(std::move(*text));
+}
+
+void FileManager::write(std::string_view filename, const dest::EnvFn& env) { writeWithTemplate(filename, filename, env); }
+
+void FileManager::writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) {
+  if (!record(filename) || dryRun_) return;
+  if (std::optional<std::string> text = render(templateName, env())) store(filename, std::move(*text));
+}
+
+void FileManager::writeText(std::string_view filename, const dest::TextFn& text) {
+  if (!record(filename) || dryRun_) return;
+  store(filename, text());
+}
+
+void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
+                               const std::function<std::string(std::size_t)>& key,
+                               const std::function<dest::ShardEnv(std::size_t)>& env) {
+  // The sharded lists start as the base environment's list (which must be one) or empty.
+  std::map<std::string, std::vector<std::string>> initial;
+  for (const std::string& name : spec.shardedKeys) initial[name];
+  for (const auto& [name, value] : spec.baseEnv) {
+    if (!spec.shardedKeys.count(name)) continue;
+    if (!value.isList()) {
+      diags_.error(support::SourceLoc{spec.filename}, "sharded key '" + name + "' of the base environment must be a list");
+      return;
+    }
+    initial[name] = value.items();
+  }
+  // Everything first, then _0 .. _N-1 (torchgen's all_shards).
+  struct Shard {
+    std::string id;
+    std::map<std::string, std::vector<std::string>> lists;
+  };
+  std::vector<Shard> shards;
+  shards.push_back({"Everything", initial});
+  for (int i = 0; i < spec.numShards; ++i) shards.push_back({std::string("_").append(std::to_string(i)), initial});
+  auto append = [](Shard& shard, const dest::ShardEnv& additions) {
+    for (const auto& [name, items] : additions) {
+      std::vector<std::string>& list = shard.lists[name];
+      list.insert(list.end(), items.begin(), items.end());
+    }
+  };
+  if (!dryRun_) {  // a dry run renders nothing, so the environments are not needed
+    for (std::size_t i = 0; i < itemCount; ++i) {
+      dest::ShardEnv additions = env(i);
+      for (const auto& [name, items] : additions) {
+        if (!spec.shardedKeys.count(name)) {
+          diags_.error(support::SourceLoc{spec.filename}, "undeclared sharded key '" + name + "'");
+          return;
+        }
+      }
+      append(shards[1 + support::shardOf(key(i), spec.numShards)], additions);
+      append(shards[0], additions);
+    }
+  }
+  const std::string stem(pathStem(spec.filename));
+  auto shardFile = [&](const std::string& id) { return pathWithStem(spec.filename, std::string(stem).append(id)); };
+  for (Shard& shard : shards) {
+    // torchgen: {"shard_id": ID}, updated with the base environment, then the sharded lists.
+    writeWithTemplate(shardFile(shard.id), spec.templateName, [&] {
+      support::TemplateEnv e;
+      e.set("shard_id", shard.id);
+      for (const auto& [name, value] : spec.baseEnv)
+        if (!spec.shardedKeys.count(name)) e.set(name, value);
+      for (auto& [name, items] : shard.lists) e.set(name, std::move(items));
+      return e;
+    });
+  }
+  // The Everything file is not meant to be compiled: torchgen leaves it out of the outputs.
+  files_.erase(joinPurePath(installDir_, shardFile("Everything")));
+}
+
+std::vector<std::string> FileManager::filenames() const {
+  std::vector<std::string> out(files_.begin(), files_.end());
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return purePathLess(a, b); });
+  return out;
+}
+
+std::string FileManager::outputsList(std::string_view variableName) const {
+  std::string out = "set(\n";
+  out += variableName;
+  for (const std::string& path : filenames()) out += "\n    \"" + path + "\"";
+  out += "\n)";
+  return out;
+}
+
+}  // namespace opgen::gen

@@ -1,0 +1,121 @@
+// torchgen's FileManager (torchgen/utils.py) over opgen's support layer: renders templates read from
+// a template directory, records every output path (also in a dry run, which writes nothing), refuses
+// to write a path twice, shards (write_sharded) and lists its outputs for CMake (write_outputs).
+//
+// Files go to an OutputSink per output directory (OutputDirs): on disk, DirectorySinks (written only
+// when the content changes, through a temporary file and a rename); in tests, MemorySinks.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dest/Emit.h"
+#include "support/CodeTemplate.h"
+#include "support/Diagnostics.h"
+#include "support/OutputSink.h"
+
+namespace opgen::gen {
+
+// The sinks of a run, one per output directory (the directory as spelled by purePath()).
+class OutputDirs {
+ public:
+  virtual ~OutputDirs() = default;
+  virtual support::OutputSink& sinkFor(const std::string& dir) = 0;
+  // Creates `dir` (torchgen creates its output directories up front, even in a dry run).
+  virtual void makeDirectory(const std::string& dir) = 0;
+};
+
+// DirectorySinks below the current directory (a relative output directory is relative to it).
+class DiskOutputDirs final : public OutputDirs {
+ public:
+  explicit DiskOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
+  support::OutputSink& sinkFor(const std::string& dir) override;
+  void makeDirectory(const std::string& dir) override;
+  // Files written (new or changed) and files left alone because their content was already there.
+  int writtenCount() const;
+  int unchangedCount() const;
+
+ private:
+  support::Diagnostics& diags_;
+  std::map<std::string, std::unique_ptr<support::DirectorySink>> sinks_;
+};
+
+// MemorySinks, for tests.
+class MemoryOutputDirs final : public OutputDirs {
+ public:
+  explicit MemoryOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
+  support::OutputSink& sinkFor(const std::string& dir) override;
+  void makeDirectory(const std::string& dir) override { directories_.insert(dir); }
+  // Directory -> its sink.
+  const std::map<std::string, std::unique_ptr<support::MemorySink>>& sinks() const { return sinks_; }
+  // The content written at DIR/NAME (paths as spelled by joinPurePath()), or nullptr.
+  const std::string* find(std::string_view dir, std::string_view name) const;
+  const std::set<std::string>& directories() const { return directories_; }
+
+ private:
+  support::Diagnostics& diags_;
+  std::map<std::string, std::unique_ptr<support::MemorySink>> sinks_;
+  std::set<std::string> directories_;
+};
+
+// torchgen's functools.cache over template files: each template is read and parsed once per run.
+class TemplateCache {
+ public:
+  explicit TemplateCache(support::Diagnostics& diags) : inputs_(diags) {}
+  // nullptr after reporting "PATH: error: cannot read template: ...".
+  const support::CodeTemplate* get(const std::string& path);
+  // Every template read (for depfiles).
+  const std::vector<std::string>& paths() const { return inputs_.paths(); }
+
+ private:
+  support::InputFiles inputs_;
+  std::map<std::string, std::optional<support::CodeTemplate>> templates_;
+};
+
+// torchgen's post-processing of every rendered template (substitute_with_template): a run of blank
+// lines after a closing `"""` that is followed by (decorators and) a `class` or `def` becomes
+// exactly one blank line. The text is unchanged when it holds no `"""`.
+std::string fixDocstringSpacing(std::string text);
+
+class FileManager final : public dest::Writer {
+ public:
+  FileManager(std::string installDir, std::string templateDir, bool dryRun, TemplateCache& templates,
+              OutputDirs& outputs, support::Diagnostics& diags);
+
+  void write(std::string_view filename, const dest::EnvFn& env) override;
+  void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override;
+  void writeText(std::string_view filename, const dest::TextFn& text) override;
+  void writeSharded(const dest::Sharded& spec, std::size_t itemCount,
+                    const std::function<std::string(std::size_t)>& key,
+                    const std::function<dest::ShardEnv(std::size_t)>& env) override;
+  using dest::Writer::writeSharded;
+
+  // The install directory as torchgen spells it (purePath of what was given).
+  const std::string& installDir() const { return installDir_; }
+  // torchgen's FileManager.files: INSTALL_DIR/FILENAME of every output, in pathlib order (without
+  // the Everything files of sharded outputs, which are written but not compiled).
+  std::vector<std::string> filenames() const;
+  // torchgen's write_outputs content: "set(\nVARIABLE\n    \"PATH\"\n...)" without a final newline.
+  std::string outputsList(std::string_view variableName) const;
+
+ private:
+  // Records INSTALL_DIR/filename; false (after reporting) when it was already recorded.
+  bool record(std::string_view filename);
+  void store(std::string_view filename, std::string content);
+  std::optional<std::string> render(std::string_view templateName, support::TemplateEnv env);
+
+  std::string installDir_;
+  std::string templateDir_;
+  bool dryRun_;
+  TemplateCache& templates_;
+  OutputDirs& outputs_;
+  support::Diagnostics& diags_;
+  std::set<std::string> files_;
+};
+
+}  // namespace opgen::gen

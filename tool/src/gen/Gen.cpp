@@ -1,0 +1,288 @@
+#include "gen/Gen.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <system_error>
+
+#include "dest/ATenOpList.h"
+#include "dest/AotiCShim.h"
+#include "dest/BackendSelect.h"
+#include "dest/CompositeViewCopyKernels.h"
+#include "dest/CppApi.h"
+#include "dest/DeclarationsYaml.h"
+#include "dest/DispatchKeyFunctions.h"
+#include "dest/EnumTag.h"
+#include "dest/InternedStrings.h"
+#include "dest/OperatorHeaders.h"
+#include "dest/OpsApi.h"
+#include "dest/RegisterDispatchKeyFiles.h"
+#include "dest/RegisterFunctionalization.h"
+#include "dest/RegisterSchema.h"
+#include "dest/RegistrationDeclarations.h"
+#include "dest/TemplateOnlySources.h"
+#include "dest/UfuncKernels.h"
+#include "dest/UmbrellaHeaders.h"
+#include "dest/ViewMetaClasses.h"
+#include "dest/VmapPlumbing.h"
+#include "gen/Parse.h"
+#include "gen/PurePath.h"
+#include "gen/Selector.h"
+
+namespace opgen::gen {
+
+namespace {
+
+using model::DispatchKey;
+
+// ---------------------------------------------------------------------------------------------
+// The output families. To add one: write dest/NAME.{h,cpp} with
+//   void emitNAME(const dest::EmitContext& ctx, const dest::Writers& out);
+// include its header above, put `&dest::emitNAME` in its row below, and add its files to the list
+// of implemented outputs in tool/test/gen_conformance_test.cpp.
+
+enum class Phase { Sources, Headers, DeclarationsYaml };  // torchgen's --generate values, in its order
+
+using Emitter = void (*)(const dest::EmitContext&, const dest::Writers&);
+using Applies = bool (*)(const dest::EmitContext&);
+
+struct Family {
+  std::string_view name;
+  Phase phase;
+  Applies applies;  // whether torchgen writes this family in this run
+  Emitter emit;     // nullptr: not implemented yet
+};
+
+bool always(const dest::EmitContext&) { return true; }
+bool perOperatorHeaders(const dest::EmitContext& ctx) { return ctx.perOperatorHeaders; }
+bool aggregatedHeaders(const dest::EmitContext& ctx) { return !ctx.perOperatorHeaders; }
+bool anyDispatchKey(const dest::EmitContext& ctx) { return !ctx.dispatchKeys.empty(); }
+bool anyFunctionsKey(const dest::EmitContext& ctx) {
+  return std::any_of(ctx.dispatchKeys.begin(), ctx.dispatchKeys.end(), [&](DispatchKey k) { return ctx.isFunctionsKey(k); });
+}
+bool anyUfuncKernel(const dest::EmitContext& ctx) {
+  const bool ufuncKey = std::any_of(ctx.dispatchKeys.begin(), ctx.dispatchKeys.end(), model::isUfuncDispatchKey);
+  return ufuncKey && std::any_of(ctx.groups.begin(), ctx.groups.end(),
+                                 [](const model::NativeFunctionsGroup* g) { return !g->out->ufuncInnerLoop.empty(); });
+}
+
+// gen.py: gen_source_files, gen_headers (per-operator or aggregated), gen_declarations_yaml.
+constexpr Family kFamilies[] = {
+    {"Register{DispatchKey}.cpp", Phase::Sources, anyDispatchKey, &dest::emitRegisterDispatchKey},
+    {"Ufunc{CPU,CPUKernel,CUDA}_{op}", Phase::Sources, anyUfuncKernel, &dest::emitUfuncKernels},
+    {"aoti c_shim_{backend}.cpp", Phase::Sources, always, &dest::emitAotiCShims},
+    {"RegisterBackendSelect.cpp", Phase::Sources, always, &dest::emitBackendSelect},
+    {"RegisterSchema.cpp", Phase::Sources, always, &dest::emitRegisterSchema},
+    {"Operators_{shard}.cpp", Phase::Sources, always, &dest::emitOperatorsCpp},
+    {"Functions.cpp", Phase::Sources, always, &dest::emitFunctionsCpp},
+    {"core/TensorMethods.cpp", Phase::Sources, always, &dest::emitTensorMethodsCpp},
+    {"core/ATenOpList.cpp", Phase::Sources, always, &dest::emitATenOpList},
+    {"RegisterFunctionalization_{shard}.cpp", Phase::Sources, always, &dest::emitRegisterFunctionalization},
+    {"FunctionalInverses.h", Phase::Sources, always, &dest::emitFunctionalInverses},
+    {"ViewMetaClasses.{h,cpp}", Phase::Sources, always, &dest::emitViewMetaClasses},
+    {"CompositeViewCopyKernels.cpp", Phase::Sources, always, &dest::emitCompositeViewCopyKernels},
+    {"ops/{op}{,_ops,_meta,_native}.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorHeaders},
+    {"{Functions,Operators,NativeFunctions,NativeMetaFunctions,MethodOperators}.h including ops/", Phase::Headers,
+     perOperatorHeaders, &dest::emitUmbrellaHeaders},
+    {"ops/{op}_{key}_dispatch.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorDispatchHeaders},
+    {"{Functions,Operators,NativeFunctions,NativeMetaFunctions,MethodOperators}.h", Phase::Headers,
+     aggregatedHeaders, &dest::emitAggregatedHeaders},
+    {"{DispatchKey}Functions.h", Phase::Headers, anyFunctionsKey, &dest::emitDispatchKeyFunctions},
+    {"{DispatchKey}Functions_inl.h", Phase::Headers, anyFunctionsKey, &dest::emitDispatchKeyFunctionsInl},
+    {"core/TensorBody.h", Phase::Headers, always, &dest::emitTensorBody},
+    {"RedispatchFunctions.h", Phase::Headers, always, &dest::emitRedispatchFunctions},
+    {"RegistrationDeclarations.h", Phase::Headers, always, &dest::emitRegistrationDeclarations},
+    {"VmapGeneratedPlumbing.h", Phase::Headers, always, &dest::emitVmapGeneratedPlumbing},
+    {"core/aten_interned_strings.h", Phase::Headers, always, &dest::emitInternedStrings},
+    {"core/enum_tag.h", Phase::Headers, always, &dest::emitEnumTag},
+    {"Declarations.yaml", Phase::DeclarationsYaml, always, &dest::emitDeclarationsYaml},
+};
+
+std::string_view phaseName(Phase p) {
+  switch (p) {
+    case Phase::Sources: return "sources";
+    case Phase::Headers: return "headers";
+    case Phase::DeclarationsYaml: return "declarations_yaml";
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run's context (gen.py main()).
+
+const std::vector<DispatchKey> kMpsKeys = {DispatchKey::MPS, DispatchKey::SparseMPS, DispatchKey::SparseCsrMPS};
+const std::vector<DispatchKey> kXpuKeys = {DispatchKey::XPU, DispatchKey::SparseXPU, DispatchKey::SparseCsrXPU,
+                                           DispatchKey::NestedTensorXPU};
+
+bool contains(const std::vector<DispatchKey>& keys, DispatchKey k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); }
+
+struct DispatchKeySets {
+  std::vector<DispatchKey> dispatchKeys;
+  std::set<DispatchKey> functionsKeys;
+  std::set<DispatchKey> ignoreKeys;
+  std::vector<std::optional<DispatchKey>> aotiBackends;
+};
+
+DispatchKeySets dispatchKeySets(const GenOptions& o) {
+  DispatchKeySets s;
+  s.dispatchKeys = model::supportedDispatchKeys();
+  s.functionsKeys = {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::CompositeImplicitAutograd,
+                     DispatchKey::CompositeImplicitAutogradNestedTensor, DispatchKey::CompositeExplicitAutograd,
+                     DispatchKey::CompositeExplicitAutogradNonFunctional, DispatchKey::Meta, DispatchKey::MTIA};
+  s.aotiBackends = {DispatchKey::CPU, DispatchKey::CUDA, std::nullopt};
+  auto drop = [&](const std::vector<DispatchKey>& keys) {
+    s.ignoreKeys.insert(keys.begin(), keys.end());
+    std::erase_if(s.dispatchKeys, [&](DispatchKey k) { return contains(keys, k); });
+  };
+  if (o.mps || o.updateAotiCShim) {
+    s.functionsKeys.insert(kMpsKeys.begin(), kMpsKeys.end());
+    s.aotiBackends.push_back(DispatchKey::MPS);
+  } else {
+    drop(kMpsKeys);
+  }
+  if (o.xpu || o.updateAotiCShim) {
+    s.functionsKeys.insert(DispatchKey::XPU);
+    s.aotiBackends.push_back(DispatchKey::XPU);
+  } else {
+    drop(kXpuKeys);
+  }
+  if (!o.mtia) drop({DispatchKey::MTIA});
+  if (o.backendWhitelist && !o.backendWhitelist->empty()) {
+    const std::vector<std::string>& allowed = *o.backendWhitelist;
+    std::erase_if(s.dispatchKeys, [&](DispatchKey k) {
+      return !model::isGenericDispatchKey(k) &&
+             std::find(allowed.begin(), allowed.end(), model::dispatchKeyName(k)) == allowed.end();
+    });
+  }
+  for (DispatchKey k : o.staticDispatchKeys()) s.functionsKeys.insert(k);
+  return s;
+}
+
+std::optional<SelectiveBuilder> makeSelector(const GenOptions& o, support::Diagnostics& diags) {
+  if (o.opRegistrationWhitelist) return SelectiveBuilder::fromLegacyAllowList(*o.opRegistrationWhitelist, true, false);
+  if (o.opSelectionYamlPath) return SelectiveBuilder::fromYamlFile(*o.opSelectionYamlPath, diags);
+  return SelectiveBuilder::selectAll();
+}
+
+dest::EmitContext emitContext(const GenOptions& options, const model::Operators& ops, const SelectiveBuilder& selector,
+                              const SelectiveBuilder& everything, const DispatchKeySets& keys,
+                              support::Diagnostics& diags) {
+  dest::EmitContext ctx{.ops = ops,
+                        .selector = selector,
+                        .allOperators = everything,
+                        .dispatchKeys = keys.dispatchKeys,
+                        .functionsKeys = keys.functionsKeys,
+                        .staticDispatchIndices = {},
+                        .aotiBackends = keys.aotiBackends,
+                        .groups = {},
+                        .viewGroups = {},
+                        .rocm = options.rocm,
+                        .perOperatorHeaders = options.perOperatorHeaders,
+                        .forceSchemaRegistration = options.forceSchemaRegistration,
+                        .skipDispatcherOpRegistration = options.skipDispatcherOpRegistration,
+                        .updateAotiCShim = options.updateAotiCShim,
+                        .extendAotiCShim = options.extendAotiCShim,
+                        .diags = diags};
+  // torchgen's backend_indices is a defaultdict: a key without kernels gets an empty index.
+  for (DispatchKey k : options.staticDispatchKeys()) ctx.staticDispatchIndices.push_back(ctx.backendIndex(k));
+  for (const auto& item : ops.grouped())
+    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) ctx.groups.push_back(g);
+  for (const auto& item : ops.groupedByView())
+    if (const auto* g = std::get_if<model::NativeFunctionsViewGroup>(&item)) ctx.viewGroups.push_back(g);
+  return ctx;
+}
+
+// torchgen's file managers (make_file_manager), by role.
+struct FileManagers {
+  FileManager core, cpu, cpuVec, cuda, ops, aoti, headeronly;
+  std::unique_ptr<FileManager> xpu;
+
+  dest::Writers writers() {
+    return dest::Writers{core, cpu, cpuVec, cuda, xpu.get(), ops, aoti, headeronly};
+  }
+  // The lists of --output-dependencies: (file manager, prefix of the file and variable names).
+  std::vector<std::pair<const FileManager*, std::string>> dependencyLists() const {
+    std::vector<std::pair<const FileManager*, std::string>> lists = {
+        {&cpu, ""}, {&cpuVec, "cpu_vec_"}, {&core, "core_"}, {&ops, "ops_"}, {&cuda, "cuda_"}};
+    if (xpu) lists.emplace_back(xpu.get(), "xpu_");
+    return lists;
+  }
+};
+
+// torchgen's write_outputs for every list, beside the --output-dependencies file.
+void writeDependencyLists(const std::string& option, const FileManagers& fms, OutputDirs& outputs,
+                          support::Diagnostics& diags) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(fs::absolute(option, ec), ec);
+  if (ec) {
+    diags.error(support::SourceLoc{option}, "cannot resolve the output dependencies path: " + ec.message());
+    return;
+  }
+  const std::string path = resolved.string();
+  const std::string name(pathName(path));
+  const std::string stem(pathStem(name));
+  const std::string dir = purePath(resolved.parent_path().string());
+  for (const auto& [fm, prefix] : fms.dependencyLists())
+    outputs.sinkFor(dir).write(prefix + name, fm->outputsList(prefix + stem));
+}
+
+}  // namespace
+
+std::vector<FamilyInfo> genFamilies() {
+  std::vector<FamilyInfo> out;
+  for (const Family& f : kFamilies) out.push_back({f.name, phaseName(f.phase), f.emit != nullptr});
+  return out;
+}
+
+bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics& diags, GenReport& report) {
+  std::optional<SelectiveBuilder> selector = makeSelector(options, diags);
+  if (!selector) return false;
+  const SelectiveBuilder everything = SelectiveBuilder::selectAll();
+  DispatchKeySets keys = dispatchKeySets(options);
+
+  ParseOptions load;
+  load.nativeFunctionsPath = osPathJoin(options.sourcePath, "native/native_functions.yaml");
+  load.tagsPath = osPathJoin(options.sourcePath, "native/tags.yaml");
+  load.ignoreKeys = keys.ignoreKeys;
+  std::optional<model::Operators> ops = loadModel(load, diags);
+  if (!ops) return false;
+
+  // Output directories, created up front as torchgen does (f-strings, not os.path.join).
+  const std::string coreDir = options.installDir + "/core";
+  const std::string opsDir = options.installDir + "/ops";
+  const std::string headeronlyDir = options.headeronlyInstallDir.value_or(coreDir);
+  for (const std::string& dir : {coreDir, opsDir, options.aotiInstallDir, headeronlyDir})
+    outputs.makeDirectory(purePath(dir));
+  if (diags.hasErrors()) return false;
+
+  TemplateCache templates(diags);
+  const std::string templateDir = osPathJoin(options.sourcePath, "templates");
+  auto fm = [&](const std::string& dir) { return FileManager(dir, templateDir, options.dryRun, templates, outputs, diags); };
+  FileManagers fms{fm(coreDir), fm(options.installDir), fm(options.installDir), fm(options.installDir), fm(opsDir),
+                   fm(options.aotiInstallDir), fm(headeronlyDir), nullptr};
+  if (options.xpu) fms.xpu = std::make_unique<FileManager>(fm(options.installDir));
+
+  dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags);
+  const dest::Writers writers = fms.writers();
+  for (Phase phase : {Phase::Sources, Phase::Headers, Phase::DeclarationsYaml}) {
+    if (!options.generates(phaseName(phase))) continue;
+    for (const Family& family : kFamilies) {
+      if (family.phase != phase || !family.applies(ctx)) continue;
+      if (family.emit == nullptr) {
+        report.skippedFamilies.emplace_back(family.name);
+        continue;
+      }
+      family.emit(ctx, writers);
+      if (diags.hasErrors()) return false;
+      report.emittedFamilies.emplace_back(family.name);
+    }
+  }
+
+  if (options.outputDependencies && !options.outputDependencies->empty())
+    writeDependencyLists(*options.outputDependencies, fms, outputs, diags);
+  return !diags.hasErrors();
+}
+
+}  // namespace opgen::gen

@@ -1,0 +1,77 @@
+#include "gen/PurePath.h"
+
+#include <vector>
+
+namespace opgen::gen {
+
+namespace {
+
+std::vector<std::string_view> components(std::string_view p) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i < p.size()) {
+    size_t slash = p.find('/', i);
+    if (slash == std::string_view::npos) slash = p.size();
+    std::string_view part = p.substr(i, slash - i);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    i = slash + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+std::string purePath(std::string_view p) {
+  std::string root;
+  if (!p.empty() && p[0] == '/') root = p.size() >= 2 && p[1] == '/' && (p.size() == 2 || p[2] != '/') ? "//" : "/";
+  std::string out = root;
+  bool first = true;
+  for (std::string_view part : components(p)) {
+    if (!first) out += '/';
+    out += part;
+    first = false;
+  }
+  return out.empty() ? "." : out;
+}
+
+std::string joinPurePath(std::string_view dir, std::string_view name) {
+  if (!name.empty() && name[0] == '/') return purePath(name);
+  return purePath(std::string(dir) + "/" + std::string(name));
+}
+
+std::string osPathJoin(std::string_view a, std::string_view b) {
+  if (!b.empty() && b[0] == '/') return std::string(b);
+  if (a.empty() || a.back() == '/') return std::string(a) + std::string(b);
+  return std::string(a) + "/" + std::string(b);
+}
+
+std::string_view pathName(std::string_view p) {
+  while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
+  const size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+std::string_view pathStem(std::string_view p) {
+  std::string_view name = pathName(p);
+  const size_t dot = name.rfind('.');
+  return dot != std::string_view::npos && dot > 0 && dot + 1 < name.size() ? name.substr(0, dot) : name;
+}
+
+std::string pathWithStem(std::string_view p, std::string_view stem) {
+  std::string_view name = pathName(p);
+  std::string_view oldStem = pathStem(p);
+  std::string_view suffix = name.substr(oldStem.size());
+  std::string_view dir = p.substr(0, p.size() - name.size());
+  return std::string(dir) + std::string(stem) + std::string(suffix);
+}
+
+bool purePathLess(std::string_view a, std::string_view b) {
+  auto rootOf = [](std::string_view p) { return p.empty() || p[0] != '/' ? std::string_view() : p.substr(0, 1); };
+  std::vector<std::string_view> pa = components(a), pb = components(b);
+  // An absolute path's first part is its root ("/"), as in pathlib's _cparts.
+  if (!rootOf(a).empty()) pa.insert(pa.begin(), rootOf(a));
+  if (!rootOf(b).empty()) pb.insert(pb.begin(), rootOf(b));
+  return pa < pb;
+}
+
+}  // namespace opgen::gen
