@@ -123,7 +123,9 @@ void forEachLine(std::string_view s, Fn&& fn) {
 // Block substitution: textwrap.indent over the lines of every item, joined by "\n"; then every line
 // and the whole right-stripped. The two passes matter only when the indentation itself holds a
 // line break character such as '\f' (Python splits there again).
-void appendBlock(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
+// torchgen's block substitution: textwrap.indent every line of every item, split the result into
+// lines again, right-strip each, right-strip the whole.
+void appendBlockGeneral(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
   std::string indented;
   bool first = true;
   for (const std::string& item : items) {
@@ -141,6 +143,28 @@ void appendBlock(std::string& out, std::string_view indent, const std::vector<st
     first = false;
     out += rstripped(line);
   });
+  out.resize(start + rstripped(std::string_view(out).substr(start)).size());
+}
+
+void appendBlock(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
+  // An indentation of other whitespace (\f, \x1c, ...) can itself break lines in Python: take the
+  // general path. With spaces and tabs only, one pass gives the same text without the copy.
+  if (indent.find_first_not_of(" \t") != std::string_view::npos) return appendBlockGeneral(out, indent, items);
+  const size_t start = out.size();
+  size_t bytes = 0;
+  for (const std::string& item : items) bytes += item.size() + indent.size() + 1;
+  out.reserve(start + bytes);
+  bool first = true;
+  for (const std::string& item : items) {
+    forEachLine(item, [&](std::string_view line) {
+      if (!first) out += '\n';
+      first = false;
+      std::string_view kept = rstripped(line);
+      if (kept.empty()) return;  // a blank line: no indentation, nothing left after stripping
+      out += indent;
+      out += kept;
+    });
+  }
   out.resize(start + rstripped(std::string_view(out).substr(start)).size());
 }
 
