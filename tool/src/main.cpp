@@ -1,6 +1,7 @@
 // opgen's command line: parses arguments and hands over to a driver in gen/. Nothing else lives here.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -135,6 +136,15 @@ int runGen(const std::vector<std::string>& args) {
   opgen::gen::DiskOutputDirs outputs(diags);
   opgen::gen::GenReport report;
   opgen::gen::runGen(*options, outputs, diags, report);
+  // OPGEN_TIMINGS=1: where the time went (an environment variable, so the command line stays torchgen's).
+  if (const char* t = std::getenv("OPGEN_TIMINGS"); t != nullptr && *t != '\0' && std::string_view(t) != "0") {
+    double total = 0;
+    for (const auto& [name, ms] : report.timings) {
+      std::fprintf(stderr, "opgen gen: %8.1f ms  %s\n", ms, name.c_str());
+      total += ms;
+    }
+    std::fprintf(stderr, "opgen gen: %8.1f ms  total\n", total);
+  }
   if (!report.skippedFamilies.empty()) {
     std::string names;
     for (const std::string& name : report.skippedFamilies) names += (names.empty() ? "" : ", ") + name;

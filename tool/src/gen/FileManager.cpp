@@ -79,6 +79,7 @@ std::string fixDocstringSpacing(std::string text) {
 // --- Output directories ----------------------------------------------------------------------
 
 support::OutputSink& DiskOutputDirs::sinkFor(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto& sink = sinks_[dir];
   if (!sink) sink = std::make_unique<support::DirectorySink>(dir, diags_);
   return *sink;
@@ -103,6 +104,7 @@ int DiskOutputDirs::unchangedCount() const {
 }
 
 support::OutputSink& MemoryOutputDirs::sinkFor(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto& sink = sinks_[dir];
   if (!sink) sink = std::make_unique<support::MemorySink>(diags_);
   return *sink;
@@ -116,6 +118,7 @@ const std::string* MemoryOutputDirs::find(std::string_view dir, std::string_view
 // --- Templates -------------------------------------------------------------------------------
 
 const support::CodeTemplate* TemplateCache::get(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = templates_.find(path);
   if (it == templates_.end()) it = templates_.emplace(path, support::CodeTemplate::fromFile(path, inputs_)).first;
   return it->second ? &*it->second : nullptr;
@@ -138,6 +141,7 @@ bool FileManager::record(std::string_view filename) {
     return false;
   }
   const std::string path = joinPurePath(installDir_, filename);
+  std::lock_guard<std::mutex> lock(filesMutex_);
   if (!files_.insert(path).second) {
     diags_.error(support::SourceLoc{path}, "duplicate file write");
     return false;
@@ -226,10 +230,12 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
     });
   }
   // The Everything file is not meant to be compiled: torchgen leaves it out of the outputs.
+  std::lock_guard<std::mutex> lock(filesMutex_);
   files_.erase(joinPurePath(installDir_, shardFile("Everything")));
 }
 
 std::vector<std::string> FileManager::filenames() const {
+  std::lock_guard<std::mutex> lock(filesMutex_);
   std::vector<std::string> out(files_.begin(), files_.end());
   std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return purePathLess(a, b); });
   return out;

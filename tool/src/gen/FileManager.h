@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,7 +22,8 @@
 
 namespace opgen::gen {
 
-// The sinks of a run, one per output directory (the directory as spelled by purePath()).
+// The sinks of a run, one per output directory (the directory as spelled by purePath()). Output
+// families run on several threads: implementations are thread-safe.
 class OutputDirs {
  public:
   virtual ~OutputDirs() = default;
@@ -42,6 +44,7 @@ class DiskOutputDirs final : public OutputDirs {
 
  private:
   support::Diagnostics& diags_;
+  std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::DirectorySink>> sinks_;
 };
 
@@ -50,7 +53,10 @@ class MemoryOutputDirs final : public OutputDirs {
  public:
   explicit MemoryOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
   support::OutputSink& sinkFor(const std::string& dir) override;
-  void makeDirectory(const std::string& dir) override { directories_.insert(dir); }
+  void makeDirectory(const std::string& dir) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    directories_.insert(dir);
+  }
   // Directory -> its sink.
   const std::map<std::string, std::unique_ptr<support::MemorySink>>& sinks() const { return sinks_; }
   // The content written at DIR/NAME (paths as spelled by joinPurePath()), or nullptr.
@@ -59,6 +65,7 @@ class MemoryOutputDirs final : public OutputDirs {
 
  private:
   support::Diagnostics& diags_;
+  std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::MemorySink>> sinks_;
   std::set<std::string> directories_;
 };
@@ -73,6 +80,7 @@ class TemplateCache {
   const std::vector<std::string>& paths() const { return inputs_.paths(); }
 
  private:
+  std::mutex mutex_;
   support::InputFiles inputs_;
   std::map<std::string, std::optional<support::CodeTemplate>> templates_;
 };
@@ -115,6 +123,7 @@ class FileManager final : public dest::Writer {
   TemplateCache& templates_;
   OutputDirs& outputs_;
   support::Diagnostics& diags_;
+  mutable std::mutex filesMutex_;
   std::set<std::string> files_;
 };
 

@@ -1,5 +1,10 @@
 #include "gen/Gen.h"
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -230,6 +235,53 @@ void writeDependencyLists(const std::string& option, const FileManagers& fms, Ou
 
 }  // namespace
 
+namespace {
+
+// How many families run at once: OPGEN_JOBS, else the number of cores (at most 8).
+unsigned jobCount() {
+  if (const char* env = std::getenv("OPGEN_JOBS"); env != nullptr && *env != '\0') {
+    const int n = std::atoi(env);
+    if (n > 0) return static_cast<unsigned>(n);
+  }
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
+// Runs the families on `jobs` threads, each family on one thread; families are independent and
+// write through thread-safe writers. Records every family's time in table order. Diagnostics
+// reported concurrently are put in location order afterwards, so the output stays deterministic.
+bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContext& ctx, const dest::Writers& writers,
+                  unsigned jobs, support::Diagnostics& diags, GenReport& report) {
+  std::vector<double> ms(todo.size(), 0.0);
+  std::vector<bool> done(todo.size(), false);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < todo.size();) {
+      if (diags.hasErrors()) return;  // like torchgen, stop at the first failing family
+      const auto start = std::chrono::steady_clock::now();
+      todo[i]->emit(ctx, writers);
+      ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      done[i] = true;
+    }
+  };
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(todo.size()));
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+    diags.sortByLocation();
+  }
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (!done[i]) continue;
+    report.emittedFamilies.emplace_back(todo[i]->name);
+    report.timings.emplace_back(std::string(todo[i]->name), ms[i]);
+  }
+  return !diags.hasErrors();
+}
+
+}  // namespace
+
 std::vector<FamilyInfo> genFamilies() {
   std::vector<FamilyInfo> out;
   for (const Family& f : kFamilies) out.push_back({f.name, phaseName(f.phase), f.emit != nullptr});
@@ -237,6 +289,12 @@ std::vector<FamilyInfo> genFamilies() {
 }
 
 bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics& diags, GenReport& report) {
+  auto last = std::chrono::steady_clock::now();
+  auto step = [&](std::string name) {
+    auto now = std::chrono::steady_clock::now();
+    report.timings.emplace_back(std::move(name), std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  };
   std::optional<SelectiveBuilder> selector = makeSelector(options, diags);
   if (!selector) return false;
   const SelectiveBuilder everything = SelectiveBuilder::selectAll();
@@ -248,6 +306,7 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
   load.ignoreKeys = keys.ignoreKeys;
   std::optional<model::Operators> ops = loadModel(load, diags);
   if (!ops) return false;
+  step("load");
 
   // Output directories, created up front as torchgen does (f-strings, not os.path.join).
   const std::string coreDir = options.installDir + "/core";
@@ -262,26 +321,28 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
   auto fm = [&](const std::string& dir) { return FileManager(dir, templateDir, options.dryRun, templates, outputs, diags); };
   FileManagers fms{fm(coreDir), fm(options.installDir), fm(options.installDir), fm(options.installDir), fm(opsDir),
                    fm(options.aotiInstallDir), fm(headeronlyDir), nullptr};
-  if (options.xpu) fms.xpu = std::make_unique<FileManager>(fm(options.installDir));
+  if (options.xpu)
+    fms.xpu = std::make_unique<FileManager>(options.installDir, templateDir, options.dryRun, templates, outputs, diags);
 
   dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags);
   const dest::Writers writers = fms.writers();
+  std::vector<const Family*> todo;
   for (Phase phase : {Phase::Sources, Phase::Headers, Phase::DeclarationsYaml}) {
     if (!options.generates(phaseName(phase))) continue;
     for (const Family& family : kFamilies) {
       if (family.phase != phase || !family.applies(ctx)) continue;
-      if (family.emit == nullptr) {
-        report.skippedFamilies.emplace_back(family.name);
-        continue;
-      }
-      family.emit(ctx, writers);
-      if (diags.hasErrors()) return false;
-      report.emittedFamilies.emplace_back(family.name);
+      if (family.emit == nullptr) report.skippedFamilies.emplace_back(family.name);
+      else todo.push_back(&family);
     }
   }
+  const bool ok = emitFamilies(todo, ctx, writers, jobCount(), diags, report);
+  last = std::chrono::steady_clock::now();
+  if (!ok) return false;
 
-  if (options.outputDependencies && !options.outputDependencies->empty())
+  if (options.outputDependencies && !options.outputDependencies->empty()) {
     writeDependencyLists(*options.outputDependencies, fms, outputs, diags);
+    step("output lists");
+  }
   return !diags.hasErrors();
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct GenReport {
   std::vector<std::string> emittedFamilies;
   // Families this run would produce with torchgen that opgen does not implement yet.
   std::vector<std::string> skippedFamilies;
+  // Wall time of each step ("load", then every family, "output lists"), in milliseconds.
+  std::vector<std::pair<std::string, double>> timings;
 };
 
 // Runs `opgen gen` with options that parseGenCommandLine() and checkGenOptions() accepted. Every

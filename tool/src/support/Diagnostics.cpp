@@ -1,5 +1,8 @@
 #include "support/Diagnostics.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace opgen::support {
 
 std::string SourceLoc::str() const {
@@ -22,17 +25,35 @@ std::string Diagnostic::str() const {
   return loc.str() + ": " + kind + ": " + message;
 }
 
-void Diagnostics::error(SourceLoc loc, std::string message) {
-  items_.push_back({Severity::Error, std::move(loc), std::move(message)});
-  ++errorCount_;
+void Diagnostics::add(Diagnostic d) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (d.severity == Severity::Error) ++errorCount_;
+  items_.push_back(std::move(d));
 }
+
+void Diagnostics::error(SourceLoc loc, std::string message) { add({Severity::Error, std::move(loc), std::move(message)}); }
 
 void Diagnostics::warning(SourceLoc loc, std::string message) {
-  items_.push_back({Severity::Warning, std::move(loc), std::move(message)});
+  add({Severity::Warning, std::move(loc), std::move(message)});
 }
 
-void Diagnostics::note(SourceLoc loc, std::string message) {
-  items_.push_back({Severity::Note, std::move(loc), std::move(message)});
+void Diagnostics::note(SourceLoc loc, std::string message) { add({Severity::Note, std::move(loc), std::move(message)}); }
+
+int Diagnostics::errorCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return errorCount_;
+}
+
+void Diagnostics::append(const Diagnostics& other) {
+  for (const Diagnostic& d : other.all()) add(d);
+}
+
+void Diagnostics::sortByLocation() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::stable_sort(items_.begin(), items_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.loc.file, a.loc.line, a.loc.column, a.message) <
+           std::tie(b.loc.file, b.loc.line, b.loc.column, b.message);
+  });
 }
 
 std::string Diagnostics::str() const {

@@ -2,6 +2,7 @@
 // main decides what to print and which exit status to return.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,20 +32,34 @@ struct Diagnostic {
   std::string str() const;
 };
 
-// Collects diagnostics in the order they were reported.
+// Collects diagnostics in the order they were reported. Reporting is thread-safe.
 class Diagnostics {
  public:
+  Diagnostics() = default;
+  Diagnostics(const Diagnostics&) = delete;
+  Diagnostics& operator=(const Diagnostics&) = delete;
+  // Moving takes the other's diagnostics (not while it is being reported to).
+  Diagnostics(Diagnostics&& other) noexcept : items_(std::move(other.items_)), errorCount_(other.errorCount_) {}
+
   void error(SourceLoc loc, std::string message);
   void warning(SourceLoc loc, std::string message);
   void note(SourceLoc loc, std::string message);
 
-  bool hasErrors() const { return errorCount_ > 0; }
-  int errorCount() const { return errorCount_; }
+  bool hasErrors() const { return errorCount() > 0; }
+  int errorCount() const;
+  // Not to be called while other threads report.
   const std::vector<Diagnostic>& all() const { return items_; }
+  // Appends another collection's diagnostics, in their order.
+  void append(const Diagnostics& other);
+  // Orders the diagnostics by file, line, column and message (after concurrent reporting).
+  void sortByLocation();
   // Every diagnostic, one per line.
   std::string str() const;
 
  private:
+  void add(Diagnostic d);
+
+  mutable std::mutex mutex_;
   std::vector<Diagnostic> items_;
   int errorCount_ = 0;
 };

@@ -110,17 +110,24 @@ bool OutputSink::write(std::string_view relPath, std::string content) {
                  "invalid output path: it must be relative, without empty, '.' or '..' components");
     return false;
   }
-  if (written_.find(relPath) != written_.end()) {
-    diags_.error(SourceLoc{std::string(relPath)}, "output file written twice");
-    return false;
-  }
   std::string path(relPath);
-  if (!store(path, std::move(content))) return false;
-  written_.insert(std::move(path));
-  return true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!written_.insert(path).second) {
+      diags_.error(SourceLoc{path}, "output file written twice");
+      return false;
+    }
+  }
+  if (store(path, std::move(content))) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  written_.erase(path);
+  return false;
 }
 
-std::vector<std::string> OutputSink::writtenPaths() const { return {written_.begin(), written_.end()}; }
+std::vector<std::string> OutputSink::writtenPaths() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {written_.begin(), written_.end()};
+}
 
 // --- MemorySink ------------------------------------------------------------------------------
 
@@ -130,6 +137,7 @@ const std::string* MemorySink::find(std::string_view relPath) const {
 }
 
 bool MemorySink::store(const std::string& relPath, std::string content) {
+  std::lock_guard<std::mutex> lock(filesMutex_);
   files_[relPath] = std::move(content);
   return true;
 }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,7 +17,8 @@
 
 namespace opgen::support {
 
-// Receives generated files. Paths are relative to the sink's root and '/'-separated.
+// Receives generated files. Paths are relative to the sink's root and '/'-separated. Several
+// threads may write to one sink (different files).
 class OutputSink {
  public:
   virtual ~OutputSink() = default;
@@ -37,6 +40,7 @@ class OutputSink {
   Diagnostics& diags_;
 
  private:
+  mutable std::mutex mutex_;
   std::set<std::string, std::less<>> written_;
 };
 
@@ -52,6 +56,7 @@ class MemorySink final : public OutputSink {
  private:
   bool store(const std::string& relPath, std::string content) override;
 
+  std::mutex filesMutex_;
   std::map<std::string, std::string> files_;
 };
 
@@ -64,17 +69,17 @@ class DirectorySink final : public OutputSink {
   DirectorySink(std::filesystem::path root, Diagnostics& diags);
 
   const std::filesystem::path& root() const { return root_; }
-  int writtenCount() const { return writtenCount_; }
-  int unchangedCount() const { return unchangedCount_; }
+  int writtenCount() const { return writtenCount_.load(); }
+  int unchangedCount() const { return unchangedCount_.load(); }
 
  private:
   bool store(const std::string& relPath, std::string content) override;
   bool replaceFile(const std::filesystem::path& target, std::string_view content);
 
   std::filesystem::path root_;
-  int writtenCount_ = 0;
-  int unchangedCount_ = 0;
-  unsigned tempCounter_ = 0;
+  std::atomic<int> writtenCount_{0};
+  std::atomic<int> unchangedCount_{0};
+  std::atomic<unsigned> tempCounter_{0};
 };
 
 // Reads input files whole and remembers them (for depfiles).

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmark: opgen against the reference torchgen on the full ATen run (per-operator headers).
+# Not a test: run it by hand, on an idle machine, after building (tool/scripts/dev.sh example).
+#
+#   tool/bench/bench.sh [RUNS]        RUNS defaults to 3; prints median wall times, the ratio and peak RSS
+#
+# Environment: OPGEN (default build/tool/opgen), TORCHGEN_REF (default ../shared/reference/torchgen-ref).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+runs=${1:-3}
+opgen=${OPGEN:-build/tool/opgen}
+ref=${TORCHGEN_REF:-../shared/reference/torchgen-ref}
+[[ -x $opgen ]] || { echo "bench: $opgen not built (run tool/scripts/dev.sh example)" >&2; exit 2; }
+[[ -x $ref ]] || { echo "bench: the reference runner $ref is missing" >&2; exit 2; }
+root=$("$ref" root)
+src=$root/torchgen/packaged/ATen
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run NAME CMD...: wall seconds and peak RSS (KiB) of one run, appended to $work/NAME.times
+run() {
+  local name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  cat "$work/t" >>"$work/$name.times"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+stat() { # NAME -> "median_seconds peak_rss_mib"
+  local s m
+  s=$(cut -d' ' -f1 "$work/$1.times" | median)
+  m=$(cut -d' ' -f2 "$work/$1.times" | sort -n | tail -1)
+  echo "$s $((m / 1024))"
+}
+
+flags=(--per-operator-headers)
+for ((i = 0; i < runs; i++)); do
+  rm -rf "$work/ref" "$work/opgen"
+  run reference "$ref" aten "$work/ref" "${flags[@]}"
+  run opgen_cold "$opgen" gen -s "$src" -d "$work/opgen/aten" --aoti-install-dir "$work/opgen/aoti" "${flags[@]}"
+  run opgen_warm "$opgen" gen -s "$src" -d "$work/opgen/aten" --aoti-install-dir "$work/opgen/aoti" "${flags[@]}"
+  run opgen_parse "$opgen" parse "$src/native/native_functions.yaml" -o "$work/model.json"
+done
+
+read -r ref_s ref_m < <(stat reference)
+read -r cold_s cold_m < <(stat opgen_cold)
+read -r warm_s warm_m < <(stat opgen_warm)
+read -r parse_s parse_m < <(stat opgen_parse)
+files=$(find "$work/ref" -type f | wc -l)
+printf 'ATen, --per-operator-headers, %d files, median of %d runs on %d cores\n' "$files" "$runs" "$(nproc)"
+printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m" \
+  "opgen gen (empty output folder)" "$cold_s" "$cold_m" \
+  "opgen gen (nothing changed)" "$warm_s" "$warm_m" \
+  "opgen parse (model only)" "$parse_s" "$parse_m"
+awk -v r="$ref_s" -v c="$cold_s" -v w="$warm_s" 'BEGIN {printf "  speed-up: %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
