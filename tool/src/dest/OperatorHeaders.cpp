@@ -136,10 +136,13 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const Writers& out) {
 
 void emitPerOperatorDispatchHeaders(const EmitContext& ctx, const Writers& out) {
   const ByRootName byName(ctx.ops);
+  const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
+  DirectApiCache apiCache;
   for (model::DispatchKey key : ctx.dispatchKeys) {
     if (!ctx.isFunctionsKey(key)) continue;
     const std::string dispatchNamespace = lowerKeyName(key);
-    const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key), KernelTargets{.declarations = true});
+    const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key), KernelTargets{.declarations = true}, &names,
+                                             &apiCache);
     for (const ByRootName::Entry& e : byName.entries) {
       // Computed even in a dry run: whether the header exists depends on it.
       KernelCode code;

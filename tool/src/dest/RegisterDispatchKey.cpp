@@ -138,14 +138,31 @@ const model::BackendMetadata* KernelTable::find(const model::FunctionOrGroup& it
   return find(*std::get<const model::NativeFunction*>(item));
 }
 
+DirectApiCache::Entry::Entry(const model::NativeFunction& f, const api::Options& options)
+    : group(api::CppSignatureGroup::fromNativeFunction(f, {.method = false, .fallbackBinding = false}, options)),
+      signatures(group.signatures(/*symint=*/true)) {
+  for (const api::CppSignature* s : signatures) {
+    declarations.append("TORCH_API ").append(s->decl()).append(";\n");
+    definitions.push_back(s->defn());
+  }
+}
+
+const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f, const api::Options& options) {
+  return entries_.try_emplace({&f, options.constRefForMutableTensors, options.ilistRefForTensorLists}, f, options)
+      .first->second;
+}
+
 RegisterDispatchKeyEmitter::RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index,
-                                                       KernelTargets targets, const KernelTable::Names* names)
+                                                       KernelTargets targets, const KernelTable::Names* names,
+                                                       DirectApiCache* apiCache)
     : ctx_(ctx),
       index_(index),
       targets_(targets),
       keyName_(model::dispatchKeyName(index.dispatchKey())),
       ownNames_(names != nullptr ? nullptr : std::make_unique<KernelTable::Names>(KernelTable::namesOf(ctx.ops))),
-      kernels_(index, names != nullptr ? *names : *ownNames_) {}
+      kernels_(index, names != nullptr ? *names : *ownNames_),
+      ownApiCache_(apiCache != nullptr ? nullptr : std::make_unique<DirectApiCache>()),
+      apiCache_(apiCache != nullptr ? apiCache : ownApiCache_.get()) {}
 
 bool RegisterDispatchKeyEmitter::fail(const model::NativeFunction& f, const std::string& message) const {
   ctx_.diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + message);
@@ -238,21 +255,15 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
 bool RegisterDispatchKeyEmitter::emitDirectApi(const model::NativeFunction& f, const api::Options& options,
                                                const std::string& wrapperName,
                                                const std::vector<api::Binding>& wrapperArgs, KernelCode& out) const {
-  const api::CppSignatureGroup group =
-      api::CppSignatureGroup::fromNativeFunction(f, {.method = false, .fallbackBinding = false}, options);
-  const std::vector<const api::CppSignature*> signatures = group.signatures(/*symint=*/true);
-  if (targets_.declarations) {
-    std::string text;
-    for (const api::CppSignature* s : signatures) text.append("TORCH_API ").append(s->decl()).append(";\n");
-    out.namespacedDeclarations.push_back(std::move(text));
-  }
+  const DirectApiCache::Entry& api = apiCache_->get(f, options);
+  if (targets_.declarations) out.namespacedDeclarations.push_back(api.declarations);
   if (targets_.definitions) {
     std::string text;
-    for (const api::CppSignature* s : signatures) {
-      support::Expected<std::vector<api::Expr>> args = api::translate(s->arguments(), wrapperArgs);
+    for (size_t i = 0; i < api.signatures.size(); ++i) {
+      support::Expected<std::vector<api::Expr>> args = api::translate(api.signatures[i]->arguments(), wrapperArgs);
       if (!args) return fail(f, args.error().message);
       appendSnippet(text, kDirectDefinition,
-                    {{"signature", s->defn()}, {"wrapper", wrapperName}, {"args", api::joinExprs(*args)}});
+                    {{"signature", api.definitions[i]}, {"wrapper", wrapperName}, {"args", api::joinExprs(*args)}});
     }
     out.namespacedDefinitions.push_back(std::move(text));
   }

@@ -14,9 +14,11 @@
 // ctx.diags at the function's location and the function contributes nothing.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -63,13 +65,35 @@ class KernelTable {
   std::unordered_map<const model::NativeFunction*, const model::BackendMetadata*> kernels_;
 };
 
+// The parts of a function's direct C++ API that are the same in every key's files (torchgen
+// computes them again for each key): its CppSignatureGroup, the declarations and the definitions'
+// signatures. Filled on use; one cache may serve the emitters of several keys, on one thread.
+class DirectApiCache {
+ public:
+  struct Entry {
+    Entry(const model::NativeFunction& f, const api::Options& options);
+    Entry(const Entry&) = delete;  // `signatures` point into `group`
+    Entry& operator=(const Entry&) = delete;
+
+    api::CppSignatureGroup group;
+    std::vector<const api::CppSignature*> signatures;  // group.signatures(/*symint=*/true)
+    std::string declarations;                          // "TORCH_API DECL;\n" for each signature
+    std::vector<std::string> definitions;              // each signature's defn()
+  };
+  const Entry& get(const model::NativeFunction& f, const api::Options& options);
+
+ private:
+  std::map<std::tuple<const model::NativeFunction*, bool, bool>, Entry> entries_;
+};
+
 class RegisterDispatchKeyEmitter {
  public:
   // `index` is torchgen's backend_indices[key]: for a key without kernels, an empty index whose key
   // is Undefined (its wrappers, helpers and checks then follow Undefined, as torchgen's do).
   // `names` (KernelTable::namesOf(ctx.ops)) may be shared between emitters; made here when null.
+  // `apiCache` may be shared likewise; made here when null.
   RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index, KernelTargets targets,
-                             const KernelTable::Names* names = nullptr);
+                             const KernelTable::Names* names = nullptr, DirectApiCache* apiCache = nullptr);
 
   // Appends what `item` contributes (torchgen's RegisterDispatchKey.__call__).
   void emit(const model::FunctionOrGroup& item, KernelCode& out) const;
@@ -111,6 +135,8 @@ class RegisterDispatchKeyEmitter {
   std::string keyName_;
   std::unique_ptr<KernelTable::Names> ownNames_;  // when no names were given
   KernelTable kernels_;
+  std::unique_ptr<DirectApiCache> ownApiCache_;  // when no cache was given
+  DirectApiCache* apiCache_;
 };
 
 }  // namespace opgen::dest

@@ -304,10 +304,10 @@ class DefinitionsTemplate {
 class DefinitionsRenderer {
  public:
   DefinitionsRenderer(const EmitContext& ctx, DispatchKey key, const model::BackendIndex& index,
-                      const KernelTable::Names& names, DefinitionsTemplate& tmpl)
+                      const KernelTable::Names& names, DirectApiCache& apiCache, DefinitionsTemplate& tmpl)
       : ctx_(ctx),
         key_(key),
-        emitter_(ctx, index, KernelTargets{.declarations = false, .definitions = true}, &names),
+        emitter_(ctx, index, KernelTargets{.declarations = false, .definitions = true}, &names, &apiCache),
         template_(tmpl),
         dispatchNamespace_(lower(model::dispatchKeyName(key))) {}
 
@@ -370,9 +370,9 @@ class DefinitionsRenderer {
 };
 
 void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey key, const KernelTable::Names& names,
-                      DefinitionsTemplate& tmpl) {
+                      DirectApiCache& apiCache, DefinitionsTemplate& tmpl) {
   const model::BackendIndex& index = ctx.backendIndex(key);
-  DefinitionsRenderer renderer(ctx, key, index, names, tmpl);
+  DefinitionsRenderer renderer(ctx, key, index, names, apiCache, tmpl);
   Sharded spec;
   spec.filename = "Register" + std::string(model::dispatchKeyName(key)) + ".cpp";
   spec.templateName = "RegisterDispatchKey.cpp";
@@ -407,9 +407,9 @@ void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey ke
 // get_namespaced_declaration: the declarations grouped by namespace (at::native becomes at::KEY), in
 // order of the namespaces' first appearance, without duplicates, as lines.
 std::vector<std::string> namespacedDeclarationLines(const EmitContext& ctx, DispatchKey key,
-                                                    const KernelTable::Names& names) {
+                                                    const KernelTable::Names& names, DirectApiCache& apiCache) {
   const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key),
-                                           KernelTargets{.declarations = true, .definitions = false}, &names);
+                                           KernelTargets{.declarations = true, .definitions = false}, &names, &apiCache);
   const std::string dispatchNamespace = lower(model::dispatchKeyName(key));
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::string>> byNamespace;
@@ -456,9 +456,9 @@ std::vector<std::string> namespacedDeclarationLines(const EmitContext& ctx, Disp
 
 // With per-operator headers: the ops/{root}_{key}_dispatch.h that declare something, sorted.
 std::vector<std::string> dispatchHeaderIncludes(const EmitContext& ctx, DispatchKey key,
-                                                const KernelTable::Names& names) {
+                                                const KernelTable::Names& names, DirectApiCache& apiCache) {
   const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key),
-                                           KernelTargets{.declarations = true, .definitions = false}, &names);
+                                           KernelTargets{.declarations = true, .definitions = false}, &names, &apiCache);
   const std::string dispatchNamespace = lower(model::dispatchKeyName(key));
   std::set<std::string> roots;
   KernelCode code;
@@ -481,24 +481,26 @@ std::vector<std::string> dispatchHeaderIncludes(const EmitContext& ctx, Dispatch
 void emitRegisterDispatchKey(const EmitContext& ctx, const Writers& out) {
   DefinitionsTemplate tmpl(ctx);
   const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
-  for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, tmpl);
+  DirectApiCache apiCache;
+  for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, apiCache, tmpl);
 }
 
 void emitDispatchKeyFunctionsInl(const EmitContext& ctx, const Writers& out) {
   std::optional<KernelTable::Names> names;  // made when a header is rendered (not in a dry run)
+  DirectApiCache apiCache;
   for (DispatchKey key : ctx.dispatchKeys) {
     if (!ctx.isFunctionsKey(key)) continue;
     out.forDispatchKey(key).writeWithTemplate(
-        std::string(model::dispatchKeyName(key)) + "Functions_inl.h", "DispatchKeyFunctions_inl.h", [&ctx, &names, key] {
+        std::string(model::dispatchKeyName(key)) + "Functions_inl.h", "DispatchKeyFunctions_inl.h", [&ctx, &names, &apiCache, key] {
           if (!names) names = KernelTable::namesOf(ctx.ops);
           support::TemplateEnv env;
           env.set("dispatch_namespace", lower(model::dispatchKeyName(key)));
           if (ctx.perOperatorHeaders) {
-            env.set("DispatchKeyFunctions_inl_includes", dispatchHeaderIncludes(ctx, key, *names));
+            env.set("DispatchKeyFunctions_inl_includes", dispatchHeaderIncludes(ctx, key, *names, apiCache));
             env.set("dispatch_namespaced_declarations", std::vector<std::string>{});
           } else {
             env.set("DispatchKeyFunctions_inl_includes", std::vector<std::string>{});
-            env.set("dispatch_namespaced_declarations", namespacedDeclarationLines(ctx, key, *names));
+            env.set("dispatch_namespaced_declarations", namespacedDeclarationLines(ctx, key, *names, apiCache));
           }
           return env;
         });

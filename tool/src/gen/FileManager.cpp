@@ -203,6 +203,12 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
       list.insert(list.end(), items.begin(), items.end());
     }
   };
+  auto moveAppend = [](Shard& shard, dest::ShardEnv& additions) {
+    for (auto& [name, items] : additions) {
+      std::vector<std::string>& list = shard.lists[name];
+      list.insert(list.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+    }
+  };
   if (!dryRun_) {  // a dry run renders nothing, so the environments are not needed
     for (std::size_t i = 0; i < itemCount; ++i) {
       dest::ShardEnv additions = env(i);
@@ -212,8 +218,9 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
           return;
         }
       }
-      append(shards[1 + support::shardOf(key(i), spec.numShards)], additions);
+      const int shard = spec.numShards > 1 ? support::shardOf(key(i), spec.numShards) : 0;
       append(shards[0], additions);
+      moveAppend(shards[1 + shard], additions);
     }
   }
   const std::string stem(pathStem(spec.filename));

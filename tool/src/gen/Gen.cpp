@@ -57,6 +57,7 @@ struct Family {
   Phase phase;
   Applies applies;  // whether torchgen writes this family in this run
   Emitter emit;     // nullptr: not implemented yet
+  int weight = 0;   // its relative cost on ATen (measured): the heaviest families start first
 };
 
 bool always(const dest::EmitContext&) { return true; }
@@ -74,34 +75,34 @@ bool anyUfuncKernel(const dest::EmitContext& ctx) {
 
 // gen.py: gen_source_files, gen_headers (per-operator or aggregated), gen_declarations_yaml.
 constexpr Family kFamilies[] = {
-    {"Register{DispatchKey}.cpp", Phase::Sources, anyDispatchKey, &dest::emitRegisterDispatchKey},
+    {"Register{DispatchKey}.cpp", Phase::Sources, anyDispatchKey, &dest::emitRegisterDispatchKey, 110},
     {"Ufunc{CPU,CPUKernel,CUDA}_{op}", Phase::Sources, anyUfuncKernel, &dest::emitUfuncKernels},
     {"aoti c_shim_{backend}.cpp", Phase::Sources, always, &dest::emitAotiCShims},
     {"RegisterBackendSelect.cpp", Phase::Sources, always, &dest::emitBackendSelect},
     {"RegisterSchema.cpp", Phase::Sources, always, &dest::emitRegisterSchema},
-    {"Operators_{shard}.cpp", Phase::Sources, always, &dest::emitOperatorsCpp},
+    {"Operators_{shard}.cpp", Phase::Sources, always, &dest::emitOperatorsCpp, 18},
     {"Functions.cpp", Phase::Sources, always, &dest::emitFunctionsCpp},
     {"core/TensorMethods.cpp", Phase::Sources, always, &dest::emitTensorMethodsCpp},
     {"core/ATenOpList.cpp", Phase::Sources, always, &dest::emitATenOpList},
-    {"RegisterFunctionalization_{shard}.cpp", Phase::Sources, always, &dest::emitRegisterFunctionalization},
+    {"RegisterFunctionalization_{shard}.cpp", Phase::Sources, always, &dest::emitRegisterFunctionalization, 23},
     {"FunctionalInverses.h", Phase::Sources, always, &dest::emitFunctionalInverses},
     {"ViewMetaClasses.{h,cpp}", Phase::Sources, always, &dest::emitViewMetaClasses},
     {"CompositeViewCopyKernels.cpp", Phase::Sources, always, &dest::emitCompositeViewCopyKernels},
-    {"ops/{op}{,_ops,_meta,_native}.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorHeaders},
+    {"ops/{op}{,_ops,_meta,_native}.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorHeaders, 52},
     {"{Functions,Operators,NativeFunctions,NativeMetaFunctions,MethodOperators}.h including ops/", Phase::Headers,
      perOperatorHeaders, &dest::emitUmbrellaHeaders},
-    {"ops/{op}_{key}_dispatch.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorDispatchHeaders},
+    {"ops/{op}_{key}_dispatch.h", Phase::Headers, perOperatorHeaders, &dest::emitPerOperatorDispatchHeaders, 26},
     {"{Functions,Operators,NativeFunctions,NativeMetaFunctions,MethodOperators}.h", Phase::Headers,
      aggregatedHeaders, &dest::emitAggregatedHeaders},
     {"{DispatchKey}Functions.h", Phase::Headers, anyFunctionsKey, &dest::emitDispatchKeyFunctions},
-    {"{DispatchKey}Functions_inl.h", Phase::Headers, anyFunctionsKey, &dest::emitDispatchKeyFunctionsInl},
+    {"{DispatchKey}Functions_inl.h", Phase::Headers, anyFunctionsKey, &dest::emitDispatchKeyFunctionsInl, 16},
     {"core/TensorBody.h", Phase::Headers, always, &dest::emitTensorBody},
-    {"RedispatchFunctions.h", Phase::Headers, always, &dest::emitRedispatchFunctions},
-    {"RegistrationDeclarations.h", Phase::Headers, always, &dest::emitRegistrationDeclarations},
-    {"VmapGeneratedPlumbing.h", Phase::Headers, always, &dest::emitVmapGeneratedPlumbing},
+    {"RedispatchFunctions.h", Phase::Headers, always, &dest::emitRedispatchFunctions, 17},
+    {"RegistrationDeclarations.h", Phase::Headers, always, &dest::emitRegistrationDeclarations, 9},
+    {"VmapGeneratedPlumbing.h", Phase::Headers, always, &dest::emitVmapGeneratedPlumbing, 7},
     {"core/aten_interned_strings.h", Phase::Headers, always, &dest::emitInternedStrings},
     {"core/enum_tag.h", Phase::Headers, always, &dest::emitEnumTag},
-    {"Declarations.yaml", Phase::DeclarationsYaml, always, &dest::emitDeclarationsYaml},
+    {"Declarations.yaml", Phase::DeclarationsYaml, always, &dest::emitDeclarationsYaml, 35},
 };
 
 std::string_view phaseName(Phase p) {
@@ -246,21 +247,32 @@ unsigned jobCount() {
   return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
+// The order in which to start the families: the heaviest first (so that the threads finish
+// together), the others in table order.
+std::vector<size_t> scheduleOrder(const std::vector<const Family*>& todo) {
+  std::vector<size_t> order(todo.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return todo[a]->weight > todo[b]->weight; });
+  return order;
+}
+
 // Runs the families on `jobs` threads, each family on one thread; families are independent and
 // write through thread-safe writers. Records every family's time in table order. Diagnostics
 // reported concurrently are put in location order afterwards, so the output stays deterministic.
 bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContext& ctx, const dest::Writers& writers,
                   unsigned jobs, support::Diagnostics& diags, GenReport& report) {
   std::vector<double> ms(todo.size(), 0.0);
-  std::vector<bool> done(todo.size(), false);
+  std::vector<char> done(todo.size(), 0);  // not vector<bool>: threads write neighbouring elements
+  const std::vector<size_t> order = jobs > 1 ? scheduleOrder(todo) : std::vector<size_t>{};
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next++) < todo.size();) {
+    for (size_t k; (k = next++) < todo.size();) {
+      const size_t i = order.empty() ? k : order[k];
       if (diags.hasErrors()) return;  // like torchgen, stop at the first failing family
       const auto start = std::chrono::steady_clock::now();
       todo[i]->emit(ctx, writers);
       ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      done[i] = true;
+      done[i] = 1;
     }
   };
   jobs = std::min<unsigned>(jobs, static_cast<unsigned>(todo.size()));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
+#include <thread>
 
 #include "model/Autogen.h"
 #include "support/Strings.h"
@@ -59,10 +61,18 @@ class EntryParser {
     lints_.push_back({support::Severity::Error, support::locOf(at, path_), "in '" + entryName_ + "': " + message});
   }
 
+  // The value of the entry's first `key`, or an undefined node.
   YAML::Node get(std::string_view key) const {
-    for (const auto& kv : e_)
-      if (kv.first.Scalar() == key) return kv.second;
+    if (!indexed_) index();
+    for (const auto& [k, value] : keys_)
+      if (k == key) return value;
     return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  // Lists the entry's keys and values once: walking a yaml-cpp mapping costs far more than this list.
+  void index() const {
+    for (const auto& kv : e_) keys_.emplace_back(kv.first.Scalar(), kv.second);
+    indexed_ = true;
   }
 
   bool getBool(std::string_view key, bool def, bool& out) {
@@ -104,6 +114,8 @@ class EntryParser {
   Diagnostics& diags_;
   std::vector<support::Diagnostic>& lints_;
   std::string entryName_;
+  mutable std::vector<std::pair<std::string, YAML::Node>> keys_;  // filled by index()
+  mutable bool indexed_ = false;
 };
 
 bool EntryParser::checkKeys() {
@@ -343,13 +355,17 @@ bool EntryParser::parsePrecomputed(NativeFunction& f) {
     }
     return true;
   };
-  for (size_t i = 0; i < n.size(); ++i) {
-    const YAML::Node item = n[i];
+  // Entries are parsed on several threads: nodes are only read, by iteration (yaml-cpp's operator[]
+  // may touch the document's shared memory).
+  const size_t count = n.size();
+  size_t i = 0;
+  for (auto it = n.begin(); it != n.end(); ++it, ++i) {
+    const YAML::Node item = *it;
     if (support::scalarKind(item) != ScalarKind::String) return fail(item, "precomputed item must be a string");
     const std::string& s = item.Scalar();
     size_t arrow = s.find(" -> ");
     if (arrow == std::string::npos) {
-      if (i + 1 != n.size())
+      if (i + 1 != count)
         return fail(item, "precomputed parameters without replacement are allowed only in the last line, got: " + s);
       if (!parseList(item, s, p.add)) return false;
       continue;
@@ -547,6 +563,41 @@ void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>
   }
 }
 
+// What EntryParser makes of one entry, with what it reported.
+struct ParsedEntry {
+  std::unique_ptr<NativeFunction> function;  // null when the entry has errors
+  DispatchTable dispatch;
+  Diagnostics diags;
+  std::vector<support::Diagnostic> lints;
+};
+
+// Entries below this count are parsed on the calling thread only.
+constexpr size_t kParallelEntries = 512;
+
+// Parses every entry; entries are independent, so the second half is parsed on another thread
+// when there are many. Each entry keeps its own reports, to be merged in entry order.
+std::vector<ParsedEntry> parseEntries(const std::vector<YAML::Node>& entries, const std::string& path,
+                                      const std::set<std::string>& validTags, const LoadOptions& options) {
+  std::vector<ParsedEntry> parsed(entries.size());
+  auto parseRange = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      ParsedEntry& p = parsed[i];
+      auto f = std::make_unique<NativeFunction>();
+      if (EntryParser(entries[i], path, validTags, options, p.diags, p.lints).parse(*f, p.dispatch))
+        p.function = std::move(f);
+    }
+  };
+  if (entries.size() < kParallelEntries) {
+    parseRange(0, entries.size());
+    return parsed;
+  }
+  const size_t half = entries.size() / 2;
+  std::thread worker(parseRange, half, entries.size());
+  parseRange(0, half);
+  worker.join();
+  return parsed;
+}
+
 }  // namespace
 
 std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content, Diagnostics& diags) {
@@ -586,17 +637,22 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     diags.error(support::locOf(*doc, path), "native_functions.yaml must be a list of entries, not " + support::describeNode(*doc));
     return std::nullopt;
   }
+  std::vector<YAML::Node> entries(doc->begin(), doc->end());
+  std::vector<ParsedEntry> parsed = parseEntries(entries, path, validTags, options);
   std::vector<std::unique_ptr<const NativeFunction>> functions;
   std::vector<YAML::Node> nodes;
   BackendIndices indices;
   std::vector<support::Diagnostic> lints;
   bool usesDimname = false;
-  for (const auto& entry : *doc) {
-    auto f = std::make_unique<NativeFunction>();
-    DispatchTable dispatch;
-    if (!EntryParser(entry, path, validTags, options, diags, lints).parse(*f, dispatch)) continue;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ParsedEntry& p = parsed[i];
+    diags.append(p.diags);
+    lints.insert(lints.end(), std::make_move_iterator(p.lints.begin()), std::make_move_iterator(p.lints.end()));
+    if (!p.function) continue;
+    const YAML::Node& entry = entries[i];
+    std::unique_ptr<NativeFunction>& f = p.function;
     for (const Argument* a : f->func.arguments.flatAll()) usesDimname = usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
-    for (auto& [key, m] : dispatch)
+    for (auto& [key, m] : p.dispatch)
       if (!indices.add(key, f->func.name, std::move(m)))
         diags.error(support::locOf(entry, path), "duplicate operator " + f->func.name.str() + " for dispatch key " +
                                                      std::string(dispatchKeyName(key)));
@@ -605,6 +661,14 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   }
   if (diags.errorCount() > errorsBefore) return std::nullopt;
   checkAcrossEntries(functions, nodes, path, lints, diags);
+  // The YAML nodes are no longer needed: a large document is freed on another thread meanwhile.
+  // (yaml-cpp nodes share their document's memory, so the last holder frees it: the thread.)
+  std::jthread release;
+  if (entries.size() >= kParallelEntries) {
+    auto held = std::make_pair(std::move(entries), std::move(nodes));
+    doc.reset();
+    release = std::jthread([held = std::move(held)] {});
+  }
   const bool legacy = options.edition == LoadOptions::Edition::Legacy ||
                       (options.edition == LoadOptions::Edition::Auto && usesDimname);
   for (auto& d : lints) {

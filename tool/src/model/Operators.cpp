@@ -1,5 +1,7 @@
 #include "model/Operators.h"
 
+#include <thread>
+
 namespace opgen::model {
 
 Operators::Operators(std::vector<std::unique_ptr<const NativeFunction>> functions,
@@ -31,8 +33,14 @@ const NativeFunction* Operators::find(const OperatorName& name) const {
 namespace opgen::model {
 
 bool Operators::buildGroups(support::Diagnostics& diags) {
+  // The two groupings are independent: the one by view runs on another thread, reporting to its own
+  // diagnostics, appended after the other's (the order of a sequential run).
+  support::Diagnostics viewDiags;
+  std::optional<std::vector<FunctionOrViewGroup>> byView;
+  std::thread viewWorker([&] { byView = groupByView(view_, viewDiags); });
   auto grouped = groupNativeFunctions(view_, diags);
-  auto byView = groupByView(view_, diags);
+  viewWorker.join();
+  diags.append(viewDiags);
   if (!grouped || !byView) return false;
   grouped_ = std::move(*grouped);
   groupedByView_ = std::move(*byView);

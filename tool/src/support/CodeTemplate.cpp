@@ -146,6 +146,50 @@ void appendBlockGeneral(std::string& out, std::string_view indent, const std::ve
   out.resize(start + rstripped(std::string_view(out).substr(start)).size());
 }
 
+// What decides how a block item is rendered. Plain: ASCII whose only control characters are '\n'
+// and '\t', so that its line breaks are exactly its '\n's and its only whitespace is ' ', '\t'
+// and '\n'. Trailing space: some line ends with ' ' or '\t'.
+struct TextShape {
+  bool plain = true;
+  bool trailingSpace = false;
+};
+
+unsigned char isSpecialByte(unsigned char c) { return (c >= 0x80) | ((c < 0x20) & (c != '\n') & (c != '\t')); }
+unsigned char isBlankByte(unsigned char c) { return (c == ' ') | (c == '\t'); }
+
+TextShape shapeOf(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  if (n == 0) return {};
+  unsigned char special = isSpecialByte(p[0]);
+  unsigned char trailing = isBlankByte(p[n - 1]);
+  for (size_t i = 1; i < n; ++i) {  // branch-free, so that the loop is vectorized
+    special |= isSpecialByte(p[i]);
+    trailing |= static_cast<unsigned char>((p[i] == '\n') & isBlankByte(p[i - 1]));
+  }
+  return {special == 0, trailing != 0};
+}
+
+// str.rstrip() of plain text (see TextShape).
+std::string_view rstrippedPlain(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(line) for each line of str.splitlines() of plain text (see TextShape).
+template <typename Fn>
+void forEachPlainLine(std::string_view s, Fn&& fn) {
+  while (!s.empty()) {
+    const size_t nl = s.find('\n');
+    if (nl == std::string_view::npos) {
+      fn(s);
+      return;
+    }
+    fn(s.substr(0, nl));
+    s.remove_prefix(nl + 1);
+  }
+}
+
 void appendBlock(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
   // An indentation of other whitespace (\f, \x1c, ...) can itself break lines in Python: take the
   // general path. With spaces and tabs only, one pass gives the same text without the copy.
@@ -155,15 +199,25 @@ void appendBlock(std::string& out, std::string_view indent, const std::vector<st
   for (const std::string& item : items) bytes += item.size() + indent.size() + 1;
   out.reserve(start + bytes);
   bool first = true;
+  auto appendLine = [&](std::string_view kept) {
+    if (!first) out += '\n';
+    first = false;
+    if (kept.empty()) return;  // a blank line: no indentation, nothing left after stripping
+    out += indent;
+    out += kept;
+  };
   for (const std::string& item : items) {
-    forEachLine(item, [&](std::string_view line) {
+    const TextShape shape = shapeOf(item);
+    if (!shape.plain) {
+      forEachLine(item, [&](std::string_view line) { appendLine(rstripped(line)); });
+    } else if (!indent.empty() || shape.trailingSpace) {
+      forEachPlainLine(item, [&](std::string_view line) { appendLine(rstrippedPlain(line)); });
+    } else if (!item.empty()) {
+      // Every line stays as it is: the item's lines joined by '\n' are the item without its last '\n'.
       if (!first) out += '\n';
       first = false;
-      std::string_view kept = rstripped(line);
-      if (kept.empty()) return;  // a blank line: no indentation, nothing left after stripping
-      out += indent;
-      out += kept;
-    });
+      out.append(item, 0, item.size() - (item.back() == '\n' ? 1 : 0));
+    }
   }
   out.resize(start + rstripped(std::string_view(out).substr(start)).size());
 }

@@ -33,7 +33,7 @@ std::optional<std::string> toLatin1(std::string_view utf8) {
 }  // namespace
 
 int shardOf(std::string_view key, int numShards) {
-  if (numShards < 1) return 0;
+  if (numShards <= 1) return 0;  // every remainder of a division by 1 is 0: no digest needed
   const bool ascii = std::all_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   std::optional<std::string> latin1 = ascii ? std::nullopt : toLatin1(key);
   const std::string_view bytes = latin1 ? std::string_view(*latin1) : key;

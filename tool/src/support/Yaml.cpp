@@ -1,10 +1,68 @@
 #include "support/Yaml.h"
 
+#include <algorithm>
 #include <regex>
+#include <thread>
 
 namespace opgen::support {
 
+namespace {
+
+// Documents smaller than this are parsed in one piece.
+constexpr size_t kSplitThreshold = 256 * 1024;
+
+// Where a large document that is one block sequence at column 0 (a line starting with "- " before
+// any other content line) can be cut in two pieces that parse to the halves of its items: the start
+// of an item line past the middle. npos when the text has directives, document markers or '\r'
+// (line counting), or is small.
+size_t sequenceSplitPoint(std::string_view text) {
+  if (text.size() < kSplitThreshold || text.find('\r') != std::string_view::npos) return std::string_view::npos;
+  bool sawItem = false;
+  size_t split = std::string_view::npos;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.starts_with('%') || line.starts_with("---") || line.starts_with("...")) return std::string_view::npos;
+    const size_t content = line.find_first_not_of(' ');
+    const bool item = line.starts_with("- ");
+    if (!sawItem && content != std::string_view::npos && line[content] != '#' && !item) return std::string_view::npos;
+    sawItem = sawItem || item;
+    if (item && split == std::string_view::npos && start >= text.size() / 2) split = start;
+    start = end + 1;
+  }
+  return split;
+}
+
+std::optional<YAML::Node> loadOrNothing(const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
+
+// Parses text[0, split) and text[split, end) on two threads and appends the second list's items to
+// the first's. The second piece is preceded by as many empty lines as the first has, so that its
+// nodes keep their lines. Nothing when a piece does not parse to a list (the caller then parses the
+// whole text, for its diagnostics).
+std::optional<YAML::Node> parseSequenceInTwo(std::string_view text, size_t split) {
+  std::string second(static_cast<size_t>(std::count(text.begin(), text.begin() + split, '\n')), '\n');
+  second.append(text.substr(split));
+  std::optional<YAML::Node> tail;
+  std::thread worker([&] { tail = loadOrNothing(second); });
+  std::optional<YAML::Node> head = loadOrNothing(std::string(text.substr(0, split)));
+  worker.join();
+  if (!head || !tail || !head->IsSequence() || !tail->IsSequence()) return std::nullopt;
+  for (const YAML::Node& item : *tail) head->push_back(item);
+  return head;
+}
+
+}  // namespace
+
 std::optional<YAML::Node> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags) {
+  if (const size_t split = sequenceSplitPoint(content); split != std::string_view::npos)
+    if (std::optional<YAML::Node> doc = parseSequenceInTwo(content, split)) return doc;
   try {
     return YAML::Load(std::string(content));
   } catch (const YAML::Exception& e) {
