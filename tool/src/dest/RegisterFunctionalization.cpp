@@ -229,16 +229,6 @@ constexpr std::string_view kPropagateMutation = R"cc(  auto $arg$_inner = at::fu
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-template <class T, class Fn>
-std::string joinMapped(const std::vector<T>& xs, std::string_view sep, Fn f) {
-  std::string out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if (i) out.append(sep);
-    out.append(f(xs[i]));
-  }
-  return out;
-}
-
 std::vector<std::string> exprStrings(const std::vector<api::Expr>& exprs) {
   std::vector<std::string> out;
   out.reserve(exprs.size());
@@ -531,7 +521,7 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
        {"run_meta", runMeta ? "true" : "false"},
        {"to_meta", meta.code},
        {"op", op},
-       {"meta_args", joinMapped(meta.context, ", ", [](const api::Binding& b) -> const std::string& { return b.name; })},
+       {"meta_args", support::joinMapped(meta.context, ", ", [](const api::Binding& b) -> const std::string& { return b.name; })},
        {"unwrap", unwrapped.code},
        {"all_mutated_functional", chain("true", " && ", mutatedNames, isFunctional)},
        {"any_other_xla", chain("false", " || ", otherTensorNames, isXla)},

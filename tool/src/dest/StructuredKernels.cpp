@@ -114,22 +114,6 @@ constexpr std::string_view kRegistration = "m.impl(\"$name$\", TORCH_FN($wrapper
 
 // ---------------------------------------------------------------------------------------------
 
-// Python's textwrap.indent: `prefix` before every line that is not blank.
-std::string indent(std::string_view text, std::string_view prefix) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    const std::string_view line = text.substr(start, end - start);
-    if (line.find_first_not_of(" \t\n\r\f\v") != std::string_view::npos) out.append(prefix);
-    out.append(line);
-    start = end;
-  }
-  return out;
-}
-
 bool hasDeviceGuardField(DispatchKey key) {
   return key == DispatchKey::CUDA || key == DispatchKey::CompositeExplicitAutogradNonFunctional ||
          key == DispatchKey::MPS || key == DispatchKey::XPU || key == DispatchKey::MTIA;
@@ -336,10 +320,10 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
   if (!setOutput) return setOutput;
 
   constexpr std::string_view kIndent = "    ";
-  const std::string constructorLines = indent(constructor, kIndent);
-  const std::string setOutputLines = indent(*setOutput, kIndent);
-  const std::string proxyLines = indent(proxyField, kIndent);
-  const std::string guardLines = indent(guardField(base_.key()), kIndent);
+  const std::string constructorLines = support::indentLines(constructor, kIndent);
+  const std::string setOutputLines = support::indentLines(*setOutput, kIndent);
+  const std::string proxyLines = support::indentLines(proxyField, kIndent);
+  const std::string guardLines = support::indentLines(guardField(base_.key()), kIndent);
   std::string text;
   for (std::string_view line : kClassLines) {
     std::string filled = fillSnippet(line, {{"class", names.name},
@@ -360,13 +344,13 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
 
 Expected<std::string> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind, const std::string& parent) const {
   const std::string super =
-      g_.out->structuredInherits ? indent(fillSnippet(kSetOutputSuper, {{"parent", parent}}), "    ") : std::string();
+      g_.out->structuredInherits ? support::indentLines(fillSnippet(kSetOutputSuper, {{"parent", parent}}), "    ") : std::string();
   std::string text = "\n";
   for (const bool strided : {true, false}) {
     Expected<std::string> body = setOutputBody(kind, /*createProxy=*/strided);
     if (!body) return body;
     appendSnippet(text, kSetOutputFunction,
-                  {{"name", strided ? "strided" : "raw_strided"}, {"body", indent(*body, "    ")}, {"super", super}});
+                  {{"name", strided ? "strided" : "raw_strided"}, {"body", support::indentLines(*body, "    ")}, {"super", super}});
     text.push_back('\n');
   }
   return text;

@@ -92,19 +92,8 @@ std::vector<api::Binding> concat(std::vector<api::Binding> a, const std::vector<
   return a;
 }
 
-// Joins f(x) over xs with sep.
-template <class T, class Fn>
-std::string joinMapped(const std::vector<T>& xs, std::string_view sep, Fn f) {
-  std::string out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if (i) out.append(sep);
-    out.append(f(xs[i]));
-  }
-  return out;
-}
-
 std::string joinedExprs(const std::vector<api::Expr>& exprs) {
-  return joinMapped(exprs, ", ", [](const api::Expr& e) -> const std::string& { return e.expr; });
+  return support::joinMapped(exprs, ", ", [](const api::Expr& e) -> const std::string& { return e.expr; });
 }
 
 }  // namespace
@@ -144,7 +133,7 @@ Expected<std::string> ViewMetaSpecialization::decl() const {
   auto initializers = api::translate(extra, fields, {.method = false, .allowExpensiveConversions = true});
   if (!initializers) return initializers.error();
 
-  std::string tupleTypes = joinMapped(tupleElements, ",\n", [](const api::Binding& b) {
+  std::string tupleTypes = support::joinMapped(tupleElements, ",\n", [](const api::Binding& b) {
     return "      " + b.type() + " /* " + b.name + " */";
   });
   std::string getters;
@@ -153,9 +142,9 @@ Expected<std::string> ViewMetaSpecialization::decl() const {
                                (isMultiOutput() ? "true" : "false") + ", /*is_as_strided=*/" +
                                (func.name.str() == "as_strided" ? "true" : "false") + ", /*out_index=*/" +
                                (isMultiOutput() ? fz::outIndexBinding().name : "0");
-  const std::string initializerList = joinMapped(
+  const std::string initializerList = support::joinMapped(
       *initializers, ",\n", [](const api::Expr& e) { return "        " + e.type.name.str() + "(" + e.expr + ")"; });
-  const std::string fieldDecls = joinMapped(fields, "\n", [](const api::Binding& b) { return "  " + b.decl() + ";"; });
+  const std::string fieldDecls = support::joinMapped(fields, "\n", [](const api::Binding& b) { return "  " + b.decl() + ";"; });
   const std::string cls = classname();
   return fillSnippet(kDecl, {{"class", cls},
                              {"tuple_types", tupleTypes},

@@ -75,22 +75,6 @@ bool isTensor(const model::Type& t) { return t.isBase(model::BaseTy::Tensor); }
 bool isOptionalTensor(const model::Type& t) { return t.isOptional() && isTensor(t.elem()); }
 bool isTensorList(const model::Type& t) { return t.isList() && isTensor(t.elem()); }
 
-// Python's textwrap.indent: `prefix` before every line that is not blank.
-std::string indent(std::string_view text, std::string_view prefix) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    const std::string_view line = text.substr(start, end - start);
-    if (!support::trim(line).empty()) out.append(prefix);
-    out.append(line);
-    start = end;
-  }
-  return out;
-}
-
 struct Unwraps {
   std::string code;               // the unwrapping statements
   std::vector<std::string> args;  // the batch rule's arguments
@@ -210,8 +194,8 @@ std::optional<std::string> vmapPlumbing(const model::NativeFunction& f, support:
   }
   return fillSnippet(kPlumbing, {{"decl", sig.decl({.name = func.name.unambiguousName() + "_generated_plumbing"})},
                                  {"kind", kindName(*kind)},
-                                 {"all_unbatched", indent(allUnbatched, "  ")},
-                                 {"unwraps", indent(u.code, "  ")},
+                                 {"all_unbatched", support::indentLines(allUnbatched, "  ")},
+                                 {"unwraps", support::indentLines(u.code, "  ")},
                                  {"call", call}});
 }
 

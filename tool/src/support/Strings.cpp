@@ -55,4 +55,19 @@ std::string replaceAll(std::string_view s, std::string_view from, std::string_vi
   return out;
 }
 
+std::string indentLines(std::string_view text, std::string_view prefix) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(start, end - start);
+    if (!trim(line).empty()) out.append(prefix);
+    out.append(line);
+    start = end;
+  }
+  return out;
+}
+
 }  // namespace opgen::support

@@ -16,5 +16,20 @@ bool contains(std::string_view s, std::string_view needle);
 std::string_view trim(std::string_view s);
 // Replaces every occurrence (like Python's str.replace).
 std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
+// Python's textwrap.indent: `prefix` before every line that is not blank ('\n'-separated lines).
+std::string indentLines(std::string_view text, std::string_view prefix);
+
+// Joins f(x) for every x of xs with `sep` between them.
+template <class Range, class Fn>
+std::string joinMapped(const Range& xs, std::string_view sep, Fn f) {
+  std::string out;
+  bool first = true;
+  for (const auto& x : xs) {
+    if (!first) out.append(sep);
+    first = false;
+    out.append(f(x));
+  }
+  return out;
+}
 
 }  // namespace opgen::support
