@@ -17,9 +17,13 @@ src=$root/torchgen/packaged/ATen
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: wall seconds and peak RSS (KiB) of one run, appended to $work/NAME.times
+# run NAME CMD...: wall seconds and peak RSS (KiB) of one run, appended to $work/NAME.times. The
+# file system first settles (sync, then a pause): writing back or discarding earlier runs' files
+# otherwise slows the creation of thousands of files by several times, for either generator.
 run() {
   local name=$1; shift
+  sync
+  sleep "${BENCH_SETTLE:-3}"
   /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   cat "$work/t" >>"$work/$name.times"
 }
@@ -33,19 +37,20 @@ stat() { # NAME -> "median_seconds peak_rss_mib"
 }
 
 flags=(--per-operator-headers)
+# Every run writes into folders of its own (deleting a run's files is left to the end).
 for ((i = 0; i < runs; i++)); do
-  rm -rf "$work/ref" "$work/opgen"
-  run reference "$ref" aten "$work/ref" "${flags[@]}"
-  run opgen_cold "$opgen" gen -s "$src" -d "$work/opgen/aten" --aoti-install-dir "$work/opgen/aoti" "${flags[@]}"
-  run opgen_warm "$opgen" gen -s "$src" -d "$work/opgen/aten" --aoti-install-dir "$work/opgen/aoti" "${flags[@]}"
+  run reference "$ref" aten "$work/ref$i" "${flags[@]}"
+  run opgen_cold "$opgen" gen -s "$src" -d "$work/opgen$i/aten" --aoti-install-dir "$work/opgen$i/aoti" "${flags[@]}"
+  run opgen_warm "$opgen" gen -s "$src" -d "$work/opgen$i/aten" --aoti-install-dir "$work/opgen$i/aoti" "${flags[@]}"
   run opgen_parse "$opgen" parse "$src/native/native_functions.yaml" -o "$work/model.json"
 done
+diff -r "$work/ref0" "$work/opgen0" >/dev/null || echo "bench: warning: opgen's output differs from the reference's" >&2
 
 read -r ref_s ref_m < <(stat reference)
 read -r cold_s cold_m < <(stat opgen_cold)
 read -r warm_s warm_m < <(stat opgen_warm)
 read -r parse_s parse_m < <(stat opgen_parse)
-files=$(find "$work/ref" -type f | wc -l)
+files=$(find "$work/ref0" -type f | wc -l)
 printf 'ATen, --per-operator-headers, %d files, median of %d runs on %d cores\n' "$files" "$runs" "$(nproc)"
 printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m" \
   "opgen gen (empty output folder)" "$cold_s" "$cold_m" \
