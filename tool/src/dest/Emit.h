@@ -54,6 +54,9 @@ class Writer {
   virtual void writeWithTemplate(std::string_view filename, std::string_view templateName, const EnvFn& env) = 0;
   // Writes text computed in code.
   virtual void writeText(std::string_view filename, const TextFn& text) = 0;
+  // torchgen's substitute_with_template: TEMPLATE_DIR/templateName rendered into a string (the
+  // same defaults and post-processing as a written file); nullopt after reporting an error.
+  virtual std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) = 0;
   // Items are identified by index; key(i) picks the shard (support::shardOf), env(i) the additions.
   virtual void writeSharded(const Sharded& spec, std::size_t itemCount,
                             const std::function<std::string(std::size_t)>& key,

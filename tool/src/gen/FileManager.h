@@ -98,6 +98,9 @@ class FileManager final : public dest::Writer {
   void write(std::string_view filename, const dest::EnvFn& env) override;
   void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override;
   void writeText(std::string_view filename, const dest::TextFn& text) override;
+  std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) override {
+    return render(templateName, std::move(env));
+  }
   void writeSharded(const dest::Sharded& spec, std::size_t itemCount,
                     const std::function<std::string(std::size_t)>& key,
                     const std::function<dest::ShardEnv(std::size_t)>& env) override;
