@@ -10,13 +10,7 @@ Writer& Writers::forDispatchKey(model::DispatchKey key) const {
 
 std::string OperatorSelector::operatorName(const model::NativeFunction& f) { return f.ns + "::" + f.func.name.str(); }
 
-const model::BackendIndex& EmitContext::backendIndex(model::DispatchKey key) const {
-  for (const model::BackendIndex& index : ops.backendIndices())
-    if (index.dispatchKey() == key) return index;
-  static const model::BackendIndex kEmpty(model::DispatchKey::Undefined, /*useOutAsPrimary=*/true,
-                                          /*deviceGuard=*/false, /*external=*/false);
-  return kEmpty;
-}
+const model::BackendIndex& EmitContext::backendIndex(model::DispatchKey key) const { return ops.index(key); }
 
 std::string cppString(std::string_view s) {
   std::string out = "\"";

@@ -12,15 +12,14 @@ Operators::Operators(std::vector<std::unique_ptr<const NativeFunction>> function
     view_.push_back(f.get());
     byName_.emplace(f->func.name.str(), f.get());
   }
-  // One empty index per key, so that index() can hand out a reference for keys without kernels.
-  for (size_t k = 0; k <= static_cast<size_t>(DispatchKey::AutogradPrivateUse3); ++k)
-    emptyIndices_.emplace_back(static_cast<DispatchKey>(k), true, false, false);
 }
 
 const BackendIndex& Operators::index(DispatchKey key) const {
   for (const auto& i : indices_)
     if (i.dispatchKey() == key) return i;
-  return emptyIndices_[static_cast<size_t>(key)];
+  static const BackendIndex kEmpty(DispatchKey::Undefined, /*useOutAsPrimary=*/true, /*deviceGuard=*/false,
+                                   /*external=*/false);
+  return kEmpty;
 }
 
 const NativeFunction* Operators::find(const OperatorName& name) const {

@@ -25,7 +25,8 @@ class Operators {
   const std::vector<const NativeFunction*>& functions() const { return view_; }
   // In the order keys first received a kernel.
   const std::vector<BackendIndex>& backendIndices() const { return indices_; }
-  // The index of a key; an empty one (torchgen's default) when the key has no kernels.
+  // The index of a key; when no kernel uses the key, torchgen's default: an empty index whose
+  // dispatch key is Undefined (backend_indices is a defaultdict).
   const BackendIndex& index(DispatchKey key) const;
   const std::set<std::string>& validTags() const { return validTags_; }
   const NativeFunction* find(const OperatorName& name) const;
@@ -37,7 +38,6 @@ class Operators {
   std::vector<const NativeFunction*> view_;
   std::unordered_map<std::string, const NativeFunction*> byName_;
   std::vector<BackendIndex> indices_;
-  std::vector<BackendIndex> emptyIndices_;
   std::set<std::string> validTags_;
   std::vector<FunctionOrGroup> grouped_;
   std::vector<FunctionOrViewGroup> groupedByView_;
