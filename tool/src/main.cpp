@@ -12,6 +12,7 @@
 
 #include "gen/Gen.h"
 #include "gen/GenOptions.h"
+#include "gen/Library.h"
 #include "gen/Parse.h"
 #include "support/OutputSink.h"
 #include "support/Diagnostics.h"
@@ -27,6 +28,9 @@ Usage:
   opgen gen [-s SRC] [-d INSTALL_DIR] [-o DEPS] [--per-operator-headers] [...]
         Generate ATen's sources like `python -m torchgen.gen`, with the same command line and the
         same files; `opgen gen --help` lists the options.
+  opgen library YAML -o OUTPUT_DIR [--backend KEY]... [--namespace NS] [...]
+        Generate an operator library's registration, kernel declarations and C++ API (what the
+        CMake function add_operator_library runs); `opgen library --help` lists the options.
   opgen --help | -h      This text.
   opgen --version        The version.
 
@@ -154,6 +158,36 @@ int runGen(const std::vector<std::string>& args) {
   return reportAndExit(diags);
 }
 
+// The plugin's library templates: installed beside the executable (PREFIX/bin/opgen,
+// PREFIX/share/opgen/templates/library), or the source tree's for a build-tree opgen.
+std::string defaultLibraryTemplates(const char* argv0) {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe", ec);
+  if (ec) exe = std::filesystem::absolute(argv0, ec);
+  const std::filesystem::path installed = exe.parent_path().parent_path() / "share/opgen/templates/library";
+  if (std::filesystem::is_directory(installed, ec)) return installed.string();
+#ifdef OPGEN_SOURCE_TEMPLATE_DIR
+  return OPGEN_SOURCE_TEMPLATE_DIR "/library";
+#else
+  return {};
+#endif
+}
+
+int runLibrary(const std::vector<std::string>& args, const char* argv0) {
+  auto options = opgen::gen::parseLibraryCommandLine(args, defaultLibraryTemplates(argv0));
+  if (!options) {
+    std::cerr << "opgen library: error: " << options.error().message << " (see 'opgen library --help')\n";
+    return 2;
+  }
+  if (options->help) {
+    std::cout << opgen::gen::libraryUsage();
+    return 0;
+  }
+  opgen::support::Diagnostics diags;
+  opgen::gen::runLibrary(*options, diags, std::cout);
+  return reportAndExit(diags);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,5 +208,6 @@ int main(int argc, char** argv) {
   }
   if (cmd == "parse") return runParse(rest);
   if (cmd == "gen") return runGen(rest);
+  if (cmd == "library") return runLibrary(rest, argv[0]);
   return usageError("unknown command '" + cmd + "'");
 }

@@ -137,6 +137,12 @@ struct EmitContext {
 
   support::Diagnostics& diags;
 
+  // Library mode (`opgen library`): the namespace of structured operators' meta classes (torchgen's
+  // at::meta), and whether the code is compiled against libtorch 1.x, whose structured kernels'
+  // set_output_* also take the outputs' dimension names.
+  std::string metaNamespace = "at::meta";
+  bool legacyTorch = false;
+
   // torchgen's backend_indices[key]: the key's index, or (a defaultdict's default) an empty index
   // whose dispatch key is Undefined when no kernel uses the key.
   const model::BackendIndex& backendIndex(model::DispatchKey key) const;

@@ -17,6 +17,7 @@ namespace opgen::dest {
 namespace {
 
 constexpr std::string_view kDefaultKernelNamespace = "at::native";
+constexpr std::string_view kMetaNamespace = "at::meta";
 // torchgen's NamespaceHelper(max_level=4) for kernel namespaces.
 constexpr std::size_t kMaxNamespaceLevels = 4;
 
@@ -48,9 +49,9 @@ constexpr std::string_view kPrecomputeSetter = R"txt(
                     }
                 )txt";
 
-// Legend: $prefix$ "TORCH_API " (nothing for external backends), $kernel$ the kernel's name, $meta$
-// the meta name, $args$ impl()'s parameters.
-constexpr std::string_view kStructuredKernel = R"txt(struct $prefix$structured_$kernel$ : public at::meta::structured_$meta$ {
+// Legend: $prefix$ "TORCH_API " (nothing for external backends), $kernel$ the kernel's name, $meta_ns$
+// the meta classes' namespace, $meta$ the meta name, $args$ impl()'s parameters.
+constexpr std::string_view kStructuredKernel = R"txt(struct $prefix$structured_$kernel$ : public $meta_ns$::structured_$meta$ {
 void impl($args$);
 };
 )txt";
@@ -121,7 +122,7 @@ support::Expected<std::optional<std::string>> unstructuredKernel(const model::Na
 // torchgen's compute_native_function_declaration.
 support::Expected<std::vector<std::string>> declarationsFor(const model::FunctionOrGroup& item,
                                                             const model::BackendIndex& index,
-                                                            const KernelOf& kernelOf) {
+                                                            const KernelOf& kernelOf, std::string_view metaNamespace) {
   std::vector<std::string> out;
   auto addUnstructured = [&](const model::NativeFunction& f) -> std::optional<support::Error> {
     auto decl = unstructuredKernel(f, index, kernelOf);
@@ -139,6 +140,7 @@ support::Expected<std::vector<std::string>> declarationsFor(const model::Functio
     if (index.external()) return support::makeError("Structured external backend functions are not implemented yet.");
     out.push_back(fillSnippet(kStructuredKernel, {{"prefix", "TORCH_API "},
                                                   {"kernel", m->kernel},
+                                                  {"meta_ns", metaNamespace},
                                                   {"meta", api::meta::name(g)},
                                                   {"args", api::joinDecls(api::structured::implArguments(g))}}));
     return out;
@@ -190,9 +192,11 @@ std::vector<std::string> metaFunctionDeclarations(const std::vector<const model:
 }
 
 support::Expected<std::vector<std::string>> nativeFunctionDeclarations(const model::FunctionOrGroup& item,
-                                                                       const model::BackendIndex& index) {
+                                                                       const model::BackendIndex& index,
+                                                                       std::string_view metaNamespace) {
   return declarationsFor(
-      item, index, [](const model::BackendIndex& i, const model::NativeFunction& f) { return i.find(f.func.name); });
+      item, index, [](const model::BackendIndex& i, const model::NativeFunction& f) { return i.find(f.func.name); },
+      metaNamespace);
 }
 
 const model::NativeFunction& representative(const model::FunctionOrGroup& item) {
@@ -242,7 +246,7 @@ std::vector<std::string> NativeDeclarations::lines(const std::vector<const model
           reported = true;
         }
       }
-      support::Expected<std::vector<std::string>> decls = declarationsFor(*item, index, kernelOf);
+      support::Expected<std::vector<std::string>> decls = declarationsFor(*item, index, kernelOf, kMetaNamespace);
       std::vector<std::string>& kernels = kernelsOf(ns, where);
       if (!decls) {
         reportFunctionError(diags, where, decls.error().message);

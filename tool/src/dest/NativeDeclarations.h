@@ -22,9 +22,11 @@ std::vector<std::string> metaFunctionDeclarations(const std::vector<const model:
                                                   support::Diagnostics& diags);
 
 // The declarations of one function's (or group's) kernels for one backend: TORCH_API (static for
-// external backends) kernel prototypes, or the structured_KERNEL class of a structured kernel.
+// external backends) kernel prototypes, or the structured_KERNEL class of a structured kernel, which
+// derives from the group's meta class in `metaNamespace`.
 support::Expected<std::vector<std::string>> nativeFunctionDeclarations(const model::FunctionOrGroup& item,
-                                                                       const model::BackendIndex& index);
+                                                                       const model::BackendIndex& index,
+                                                                       std::string_view metaNamespace = "at::meta");
 
 // The kernels of these functions and groups for every backend, grouped by kernel namespace, each
 // namespace's block split into lines (torchgen's get_native_function_declarations). Errors are reported.

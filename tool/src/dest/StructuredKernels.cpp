@@ -19,11 +19,12 @@ using support::makeError;
 
 // One set_output_* override of the structured class.
 //   $name$ strided or raw_strided, $body$ what it does (indented), $super$ the call of the parent's
-//   set_output_raw_strided when the group inherits from a class of its own (indented), or nothing
+//   set_output_raw_strided when the group inherits from a class of its own (indented), or nothing;
+//   $names$ the extra parameter of libtorch 1.x (kNamesParameter), or nothing
 constexpr std::string_view kSetOutputFunction = R"cc(
 void set_output_$name$(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-    TensorOptions options
+    TensorOptions options$names$
 ) override {
 $body$
     // super must happen after, so that downstream can use maybe_get_output
@@ -33,7 +34,14 @@ $super$
 )cc";
 
 // The parent's set_output_raw_strided, for groups with `structured_inherits`.  $parent$ the parent class
-constexpr std::string_view kSetOutputSuper = "$parent$::set_output_raw_strided(output_idx, sizes, strides, options);";
+constexpr std::string_view kSetOutputSuper = "$parent$::set_output_raw_strided(output_idx, sizes, strides, options$names$);";
+
+// libtorch 1.x (EmitContext::legacyTorch): set_output_* also take the outputs' dimension names, which
+// the outputs then carry.
+constexpr std::string_view kNamesParameter = ", DimnameList names";
+constexpr std::string_view kNamesArgument = ", names";
+constexpr std::string_view kPropagateNames =
+    "\nif (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);";
 
 // On devices with a guard: the outputs must all be on one device, which the guard switches to.
 constexpr std::string_view kSetDeviceGuard = R"cc(
@@ -176,7 +184,8 @@ Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::className
   if (key == DispatchKey::Meta || key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
     const std::string meta = api::meta::name(g_);
     const std::string infix = key == DispatchKey::Meta ? "_meta_" : "_default_backend_";
-    return ClassNames{"structured_" + meta + infix + std::string(kindName), "at::meta::structured_" + meta};
+    return ClassNames{"structured_" + meta + infix + std::string(kindName),
+                      base_.ctx().metaNamespace + "::structured_" + meta};
   }
   const model::BackendMetadata* metadata = base_.kernels().find(g_);
   if (metadata == nullptr) return makeError("No kernel metadata found for " + g_.functional->func.name.str());
@@ -343,14 +352,21 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
 }
 
 Expected<std::string> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind, const std::string& parent) const {
+  const bool names = base_.ctx().legacyTorch;
   const std::string super =
-      g_.out->structuredInherits ? support::indentLines(fillSnippet(kSetOutputSuper, {{"parent", parent}}), "    ") : std::string();
+      g_.out->structuredInherits
+          ? support::indentLines(fillSnippet(kSetOutputSuper, {{"parent", parent}, {"names", names ? kNamesArgument : ""}}), "    ")
+          : std::string();
   std::string text = "\n";
   for (const bool strided : {true, false}) {
     Expected<std::string> body = setOutputBody(kind, /*createProxy=*/strided);
     if (!body) return body;
+    if (names) body->append(kPropagateNames);
     appendSnippet(text, kSetOutputFunction,
-                  {{"name", strided ? "strided" : "raw_strided"}, {"body", support::indentLines(*body, "    ")}, {"super", super}});
+                  {{"name", strided ? "strided" : "raw_strided"},
+                   {"names", names ? kNamesParameter : ""},
+                   {"body", support::indentLines(*body, "    ")},
+                   {"super", super}});
     text.push_back('\n');
   }
   return text;

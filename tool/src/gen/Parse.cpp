@@ -65,6 +65,7 @@ std::optional<model::Operators> loadModel(const ParseOptions& options, support::
   model::LoadOptions loadOptions;
   loadOptions.skipNativeFunctionsGen = options.skipNativeFunctionsGen;
   loadOptions.ignoreKeys = options.ignoreKeys;
+  loadOptions.defaultKernelNamespace = options.defaultKernelNamespace;
   return model::loadNativeFunctions(options.nativeFunctionsPath, *text, tags, loadOptions, diags);
 }
 

@@ -19,6 +19,8 @@ struct ParseOptions {
   bool skipNativeFunctionsGen = false;
   // Dispatch keys whose kernels are dropped while loading (torchgen.gen's ignore_keys).
   std::set<model::DispatchKey> ignoreKeys;
+  // Namespace of kernels named without one (model::LoadOptions::defaultKernelNamespace).
+  std::string defaultKernelNamespace = "at";
 };
 
 // Reads the inputs and builds the model; nullopt (with diagnostics) on any error.

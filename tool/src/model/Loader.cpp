@@ -18,8 +18,6 @@ using support::SourceLoc;
 
 namespace {
 
-constexpr std::string_view kDefaultKernelNamespace = "at::native";
-
 constexpr std::array<std::string_view, 18> kEntryKeys = {
     "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits", "precomputed",
     "device_guard", "device_check", "manual_kernel_registration", "manual_cpp_binding", "python_module",
@@ -111,6 +109,10 @@ class EntryParser {
   const std::string& path_;
   const std::set<std::string>& validTags_;
   const LoadOptions& options_;
+  // The namespace of f's kernels named without one.
+  std::string kernelNamespace(const NativeFunction& f) const {
+    return options_.defaultKernelNamespace.empty() ? f.ns : options_.defaultKernelNamespace;
+  }
   Diagnostics& diags_;
   std::vector<support::Diagnostic>& lints_;
   std::string entryName_;
@@ -211,7 +213,7 @@ bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
                                "no dispatch table; factory functions should not have implicit dispatch as they should "
                                "not be decomposed for __torch_dispatch__");
     dispatch.emplace_back(DispatchKey::CompositeImplicitAutograd,
-                          BackendMetadata{defaultName, false, std::string(kDefaultKernelNamespace)});
+                          BackendMetadata{defaultName, false, kernelNamespace(f) + "::native"});
     return true;
   }
   if (!n.IsMap()) return fail(n, "'dispatch' must be a mapping from dispatch keys to kernel names, not " + support::describeNode(n));
@@ -240,7 +242,7 @@ bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
       if (kparts.size() > 4)
         return fail(kv.second, "codegen doesn't support more than 3 level(s) of custom namespace; got '" +
                                    kernel.substr(0, kernel.rfind("::")) + "'");
-      std::string kernelNs = kparts.size() > 1 ? kernel.substr(0, kernel.rfind("::")) : "at";
+      std::string kernelNs = kparts.size() > 1 ? kernel.substr(0, kernel.rfind("::")) : kernelNamespace(f);
       BackendMetadata m{std::string(kparts.back()), f.structured && isStructuredDispatchKey(*key), kernelNs + "::native"};
       auto existing = std::find_if(dispatch.begin(), dispatch.end(), [&](const auto& p) { return p.first == *key; });
       if (existing != dispatch.end()) existing->second = std::move(m);
@@ -333,7 +335,7 @@ bool EntryParser::parseUfunc(NativeFunction& f, DispatchTable& dispatch) {
     for (const auto& [k, m] : dispatch)
       if (k == key) return fail(n, "ufunc should not have explicit dispatch entry for " + std::string(dispatchKeyName(key)));
     dispatch.emplace_back(key, BackendMetadata{"ufunc_" + f.func.name.name.str() + "_" + std::string(dispatchKeyName(key)),
-                                               true, std::string(kDefaultKernelNamespace)});
+                                               true, kernelNamespace(f) + "::native"});
   }
   return true;
 }

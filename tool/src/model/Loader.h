@@ -23,6 +23,9 @@ struct LoadOptions {
   // Auto: Legacy when the file uses the type Dimname, which PyTorch 2 removed.
   enum class Edition { Auto, Current, Legacy };
   Edition edition = Edition::Auto;
+  // The namespace of kernels named without one (`CPU: my_kernel`), declared in NS::native:: —
+  // torchgen's "at"; empty: the operator's own namespace (operator libraries: vision::native).
+  std::string defaultKernelNamespace = "at";
 };
 
 // The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).

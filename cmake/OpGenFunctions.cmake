@@ -1,0 +1,215 @@
+# The CMake functions of opgen (find_package(OpGen) or add_subdirectory of opgen's source tree):
+#
+#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [SOURCES ...]
+#                        [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
+#                        [SHARED|STATIC|OBJECT|MODULE])
+#   add_dispatch_backend(NAME KEY [SOURCES ...])
+#   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
+#
+# They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
+# generation runs at build time; the output list comes from `opgen library --list-outputs` at
+# configure time. Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
+include_guard(GLOBAL)
+
+# Runs opgen at configure time; sets OUT (stdout) and fails with `WHO: ...` and opgen's message.
+function(_opgen_run who out)
+  execute_process(COMMAND "${OPGEN_EXECUTABLE}" ${ARGN}
+                  RESULT_VARIABLE rv OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rv EQUAL 0)
+    string(STRIP "${stderr}" stderr)
+    message(FATAL_ERROR "${who}: ${stderr}")
+  endif()
+  set(${out} "${stdout}" PARENT_SCOPE)
+endfunction()
+
+function(add_operator_library name)
+  set(who "add_operator_library(${name})")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE"
+                        "YAML;TAGS;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, "
+                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, SHARED/STATIC/OBJECT/MODULE)")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
+  endif()
+  if(TARGET ${name})
+    message(FATAL_ERROR "${who}: a target named '${name}' already exists")
+  endif()
+  if(NOT arg_YAML)
+    message(FATAL_ERROR "${who}: YAML is required (the operators, in native_functions.yaml format)")
+  endif()
+  get_filename_component(yaml "${arg_YAML}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${yaml}")
+    message(FATAL_ERROR "${who}: YAML file '${arg_YAML}' not found (looked for ${yaml})")
+  endif()
+  set(tags "")
+  if(arg_TAGS)
+    get_filename_component(tags "${arg_TAGS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${tags}")
+      message(FATAL_ERROR "${who}: TAGS file '${arg_TAGS}' not found (looked for ${tags})")
+    endif()
+  endif()
+  set(type SHARED)
+  set(count 0)
+  foreach(t SHARED STATIC OBJECT MODULE)
+    if(arg_${t})
+      set(type ${t})
+      math(EXPR count "${count} + 1")
+    endif()
+  endforeach()
+  if(count GREATER 1)
+    message(FATAL_ERROR "${who}: give at most one of SHARED, STATIC, OBJECT, MODULE")
+  endif()
+  if(NOT arg_SHARDS)
+    set(arg_SHARDS 1)
+  elseif(NOT arg_SHARDS MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "${who}: SHARDS must be a positive number, not '${arg_SHARDS}'")
+  endif()
+  if(NOT arg_OUTPUT_DIR)
+    set(arg_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${name}_generated")
+  endif()
+  get_filename_component(outdir "${arg_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  if(NOT arg_TORCH_VERSION)
+    # The libtorch the library is built against, when find_package(Torch) ran first.
+    if(DEFINED Torch_VERSION AND NOT Torch_VERSION STREQUAL "")
+      set(arg_TORCH_VERSION "${Torch_VERSION}")
+    elseif(DEFINED TORCH_VERSION AND NOT TORCH_VERSION STREQUAL "")
+      set(arg_TORCH_VERSION "${TORCH_VERSION}")
+    else()
+      set(arg_TORCH_VERSION 2)
+    endif()
+  endif()
+
+  add_library(${name} ${type} ${arg_SOURCES})
+  set_target_properties(${name} PROPERTIES
+    OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
+    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS "")
+  if(type STREQUAL "SHARED" OR type STREQUAL "STATIC" OR type STREQUAL "OBJECT")
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
+  foreach(key IN LISTS arg_BACKENDS)
+    add_dispatch_backend(${name} ${key})
+  endforeach()
+  # Backends may still be added after this call: the generation is set up at the end of the directory.
+  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_CURRENT_SOURCE_DIR}]] CALL _opgen_finalize [[${name}]])")
+endfunction()
+
+function(add_dispatch_backend name key)
+  set(who "add_dispatch_backend(${name} ${key})")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected SOURCES)")
+  endif()
+  if(NOT TARGET ${name})
+    message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
+  endif()
+  get_target_property(yaml ${name} OPGEN_YAML)
+  if(NOT yaml)
+    message(FATAL_ERROR "${who}: '${name}' was not made by add_operator_library")
+  endif()
+  get_target_property(done ${name} OPGEN_FINALIZED)
+  if(done)
+    message(FATAL_ERROR "${who}: too late, the generation of '${name}' is already set up (call it in the same directory)")
+  endif()
+  # opgen knows the dispatch keys: let it judge this one.
+  _opgen_run("${who}" _ library "${yaml}" -o . --namespace opgen_check --backend "${key}" --list-outputs)
+  set_property(TARGET ${name} APPEND PROPERTY OPGEN_BACKENDS "${key}")
+  if(arg_SOURCES)
+    target_sources(${name} PRIVATE ${arg_SOURCES})
+  endif()
+endfunction()
+
+function(_opgen_finalize name)
+  set(who "add_operator_library(${name})")
+  foreach(p YAML TAGS NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS)
+    get_target_property(${p} ${name} OPGEN_${p})
+  endforeach()
+  set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
+  set(args "${YAML}" -o "${OUTPUT_DIR}" --shards "${SHARDS}" --torch-version "${TORCH_VERSION}"
+           --templates "${OPGEN_TEMPLATE_DIR}/library")
+  if(TAGS)
+    list(APPEND args --tags "${TAGS}")
+  endif()
+  if(NAMESPACE)
+    list(APPEND args --namespace "${NAMESPACE}")
+  else()
+    # The namespace comes from the yaml: configure again when it changes.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${YAML}")
+  endif()
+  foreach(key IN LISTS BACKENDS)
+    list(APPEND args --backend "${key}")
+  endforeach()
+  _opgen_run("${who}" listing library ${args} --list-outputs)
+  string(REGEX REPLACE "\n$" "" listing "${listing}")
+  string(REPLACE "\n" ";" listing "${listing}")
+  set(outputs "")
+  set(sources "")
+  set(ns "")
+  foreach(rel IN LISTS listing)
+    list(APPEND outputs "${OUTPUT_DIR}/${rel}")
+    if(rel MATCHES "\\.cpp$")
+      list(APPEND sources "${OUTPUT_DIR}/${rel}")
+    elseif(rel MATCHES "^include/([^/]+)/Functions\\.h$")
+      set(ns "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+
+  set(stamp "${OUTPUT_DIR}/opgen.stamp")
+  set(depfile "${OUTPUT_DIR}/opgen.d")
+  set(extra "")
+  if(CMAKE_GENERATOR MATCHES "Make")
+    # Make has no notion of a missing byproduct: listing the outputs as the stamp's dependencies
+    # makes a deleted output re-run the generator. (Ninja re-runs it by itself.)
+    set(extra --depfile-outputs)
+  endif()
+  file(GLOB templates CONFIGURE_DEPENDS "${OPGEN_TEMPLATE_DIR}/library/*")
+  add_custom_command(
+    OUTPUT "${stamp}"
+    BYPRODUCTS ${outputs}
+    COMMAND OpGen::opgen library ${args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
+    DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${templates}
+    DEPFILE "${depfile}"
+    COMMENT "opgen: generating operator library ${name} (namespace ${ns})"
+    VERBATIM)
+  target_sources(${name} PRIVATE ${sources} "${stamp}")
+  target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
+  # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
+  # pulls RegisterSchema.o, which references every registration file) or a shared library (kept even
+  # when nothing references it, despite --as-needed).
+  get_target_property(type ${name} TYPE)
+  if(type STREQUAL "STATIC_LIBRARY")
+    target_link_options(${name} INTERFACE "LINKER:--undefined=opgen_link_${ns}")
+  elseif(type STREQUAL "SHARED_LIBRARY")
+    target_link_libraries(${name} INTERFACE "-Wl,--push-state,--no-as-needed" "$<TARGET_FILE:${name}>" "-Wl,--pop-state")
+  endif()
+endfunction()
+
+# A ctest that compares a library's generated files with checked-in expected ones and prints a
+# unified diff of each difference. To accept new output, run the test with OPGEN_UPDATE_GOLDEN=1 in
+# the environment: it then copies the generated files over the expected ones and says which.
+function(opgen_add_golden_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;EXPECTED_DIR" "")
+  set(who "opgen_add_golden_test(${arg_NAME})")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected NAME, LIBRARY, EXPECTED_DIR)")
+  endif()
+  foreach(p NAME LIBRARY EXPECTED_DIR)
+    if(NOT arg_${p})
+      message(FATAL_ERROR "${who}: ${p} is required")
+    endif()
+  endforeach()
+  if(NOT TARGET ${arg_LIBRARY})
+    message(FATAL_ERROR "${who}: LIBRARY '${arg_LIBRARY}' is not a target")
+  endif()
+  get_target_property(outdir ${arg_LIBRARY} OPGEN_OUTPUT_DIR)
+  if(NOT outdir)
+    message(FATAL_ERROR "${who}: LIBRARY '${arg_LIBRARY}' was not made by add_operator_library")
+  endif()
+  get_filename_component(expected "${arg_EXPECTED_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  add_test(NAME ${arg_NAME}
+           COMMAND "${CMAKE_COMMAND}" -DGENERATED=${outdir} -DEXPECTED=${expected}
+                   -P "${_OPGEN_CMAKE_DIR}/OpGenGoldenCompare.cmake")
+endfunction()
+
+set(_OPGEN_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")

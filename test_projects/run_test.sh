@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The downstream-project tests that ctest runs (test_projects/CMakeLists.txt). Each builds the vision
+# project (test_projects/vision) in its own folder under WORK, from a copy when it edits the sources.
+#
+#   run_test.sh project    GENERATOR PREFIX WORK        installed package: build, then the project's ctest
+#   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
+#   run_test.sh incremental GENERATOR PREFIX WORK       what each kind of edit rebuilds (see below)
+#   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls and a bad YAML: clear failures
+set -euo pipefail
+mode=$1 generator=$2 where=$3 work=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+jobs=${OPGEN_TEST_JOBS:-2}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work"
+cp -r "$here/vision" "$work/src"
+build=$work/build
+
+configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "$@"; }
+# The build's log; the list of objects compiled and whether opgen ran.
+build_log() { cmake --build "$build" -j "$jobs" 2>&1 | tee "$work/last.log"; }
+compiled() { grep -oE "Building CXX object [^ ]+" "$work/last.log" | sed 's/.*\///; s/\.o$//' | sort | tr '\n' ' '; }
+generated() { grep -c "opgen: generating" "$work/last.log" || true; }
+
+case $mode in
+  project)
+    configure >/dev/null
+    build_log >/dev/null
+    ctest --test-dir "$build" --output-on-failure
+    ;;
+  subdir)
+    configure -DOPGEN_SOURCE_DIR="$where" -DOPGEN_EXECUTABLE="$5" >/dev/null
+    build_log >/dev/null
+    ctest --test-dir "$build" --output-on-failure -E golden
+    ;;
+  incremental)
+    configure >/dev/null
+    build_log >/dev/null
+    gen=$build/vision_generated
+    stamp() { stat -c %Y.%N "$gen/$1" 2>/dev/null || stat -c %y "$gen/$1"; }
+    mtimes() { (cd "$gen" && find include src -type f -printf '%p %T@\n' | sort); }
+
+    echo "== a second build does nothing"
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "second build did work: $(compiled) / opgen ran $(generated)x"
+
+    echo "== touching a kernel source recompiles that file only"
+    sleep 1; touch "$work/src/kernels.cpp"
+    build_log >/dev/null
+    [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
+
+    echo "== editing one operator rewrites only the outputs that change"
+    before=$(mtimes)
+    sleep 1
+    # Rename clip_boxes' kernel: its declaration and its registration change, nothing else.
+    sed -i 's/CompositeExplicitAutograd: clip_boxes/CompositeExplicitAutograd: clip_boxes_kernel/' "$work/src/ops.yaml"
+    sed -i 's/^at::Tensor clip_boxes(/at::Tensor clip_boxes_kernel(/' "$work/src/kernels.cpp"
+    build_log >/dev/null
+    after=$(mtimes)
+    changed=$(diff <(echo "$before") <(echo "$after") | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true)
+    [[ $changed == "include/vision/NativeFunctions.h src/RegisterCompositeExplicitAutograd.cpp " ]] ||
+      fail "renaming a kernel rewrote: $changed"
+    for f in Operators RegisterSchema vision_test; do  # they do not include NativeFunctions.h
+      [[ " $(compiled) " != *" $f.cpp "* ]] || fail "$f.cpp was recompiled after a kernel was renamed: $(compiled)"
+    done
+    for f in kernels RegisterCompositeExplicitAutograd; do
+      [[ " $(compiled) " == *" $f.cpp "* ]] || fail "$f.cpp was not recompiled: $(compiled)"
+    done
+
+    echo "== adding an operator works without running cmake by hand"
+    printf '\n- func: vision::box_center(Tensor boxes) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: box_center\n' >>"$work/src/ops.yaml"
+    printf '\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$work/src/kernels.cpp"
+    build_log >/dev/null
+    grep -q "box_center" "$gen/include/vision/Functions.h" || fail "the new operator is not in Functions.h"
+    ctest --test-dir "$build" -R vision_cpp --output-on-failure >/dev/null || fail "tests fail after adding an operator"
+
+    echo "== a deleted output comes back"
+    rm "$gen/src/RegisterCPU.cpp"
+    build_log >/dev/null
+    [[ -f $gen/src/RegisterCPU.cpp ]] || fail "RegisterCPU.cpp did not come back"
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "the build after restoring did work: $(compiled)"
+
+    echo "== a parallel build from scratch"
+    cmake --build "$build" --target clean >/dev/null
+    rm -rf "$gen"
+    cmake --build "$build" -j 8 >/dev/null 2>&1 || fail "parallel build failed"
+    ctest --test-dir "$build" -R vision_cpp >/dev/null || fail "tests fail after a parallel build"
+    echo "incremental: all good"
+    ;;
+  errors)
+    expect_configure_error() {  # NAME EXPECTED-TEXT CMAKE-LINE-TO-APPEND
+      rm -rf "$build"
+      cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
+      echo "$3" >>"$work/src/CMakeLists.txt"
+      if configure >"$work/out.log" 2>&1; then fail "$1: configure succeeded"; fi
+      grep -qF "$2" "$work/out.log" || { cat "$work/out.log"; fail "$1: no '$2' in the message"; }
+      echo "ok: $1"
+    }
+    expect_configure_error "unknown keyword" "add_operator_library(bad): unknown argument(s): COLOR" \
+      "add_operator_library(bad YAML ops.yaml COLOR blue)"
+    expect_configure_error "missing yaml" "add_operator_library(bad): YAML file 'nope.yaml' not found" \
+      "add_operator_library(bad YAML nope.yaml)"
+    expect_configure_error "unknown dispatch key" "add_dispatch_backend(vision GPU): --backend: unknown dispatch key 'GPU'" \
+      "add_dispatch_backend(vision GPU)"
+    expect_configure_error "not a library" "add_dispatch_backend(vision_test CPU): 'vision_test' was not made by add_operator_library" \
+      "add_dispatch_backend(vision_test CPU)"
+    # A YAML error fails the build with opgen's FILE:LINE:COL message.
+    cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
+    rm -rf "$build"
+    configure >/dev/null
+    sed -i 's/Tensor boxes, Tensor scores, float iou_threshold/Tensor boxes, Tensr scores, float iou_threshold/' "$work/src/ops.yaml"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad yaml built"; fi
+    grep -qE "ops.yaml:[0-9]+:[0-9]+: error: .*Tensr" "$work/out.log" || { cat "$work/out.log"; fail "no FILE:LINE:COL error"; }
+    echo "ok: yaml error at build time"
+    ;;
+  *) sed -n '2,9p' "$0" >&2; exit 2 ;;
+esac

@@ -1,0 +1,79 @@
+// Calls the vision operators through the generated C++ API (<vision/Functions.h>), which goes
+// through PyTorch's dispatcher to the kernels registered for CPU, Meta and the composite keys.
+#include <vision/Functions.h>
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+at::Tensor boxes() { return at::tensor({0.f, 0.f, 2.f, 2.f, 1.f, 1.f, 3.f, 3.f, 10.f, 10.f, 11.f, 12.f}).reshape({3, 4}); }
+
+TEST(Vision, NmsKeepsTheBestOfOverlappingBoxes) {
+  const at::Tensor scores = at::tensor({0.9f, 0.8f, 0.7f});
+  EXPECT_TRUE(at::equal(vision::nms(boxes(), scores, 0.1), at::tensor({0, 2}, at::kLong)));
+  EXPECT_TRUE(at::equal(vision::nms(boxes(), scores, 0.5), at::tensor({0, 1, 2}, at::kLong)));
+}
+
+TEST(Vision, MetaKernelsGiveShapesWithoutData) {
+  const at::Tensor b = at::empty({5, 4}, at::TensorOptions().device(at::kMeta));
+  const at::Tensor keep = vision::nms(b, at::empty({5}, b.options()), 0.5);
+  EXPECT_TRUE(keep.is_meta());
+  EXPECT_EQ(keep.scalar_type(), at::kLong);
+  auto [out, argmax] = vision::roi_pool(at::empty({1, 3, 8, 8}, b.options()), at::empty({2, 5}, b.options()), 1.0, {2, 2});
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 3, 2, 2}));
+  EXPECT_EQ(argmax.scalar_type(), at::kLong);
+}
+
+TEST(Vision, StructuredFunctionalInplaceAndOut) {
+  const at::Tensor a = at::ones({2, 3}), b = at::full({2, 3}, 2.0);
+  EXPECT_TRUE(at::allclose(vision::scale_add(a, b), at::full({2, 3}, 3.0)));           // default alpha=1
+  EXPECT_TRUE(at::allclose(vision::scale_add(a, b, 0.5), at::full({2, 3}, 2.0)));
+  at::Tensor out = at::empty({0});
+  vision::scale_add_out(out, a, b, 2);  // resized by the structured kernel
+  EXPECT_TRUE(at::allclose(out, at::full({2, 3}, 5.0)));
+  at::Tensor out2 = at::empty({2, 3});
+  vision::scale_add_outf(a, b, 3, out2);
+  EXPECT_TRUE(at::allclose(out2, at::full({2, 3}, 7.0)));
+  at::Tensor c = at::ones({2, 3});
+  at::Tensor& same = vision::scale_add_(c, b, -1);
+  EXPECT_EQ(same.data_ptr(), c.data_ptr());
+  EXPECT_TRUE(at::allclose(c, at::full({2, 3}, -1.0)));
+  EXPECT_THROW(vision::scale_add(a, at::ones({3})), c10::Error);  // the meta function's check
+}
+
+TEST(Vision, CompositeKernels) {
+  EXPECT_TRUE(at::allclose(vision::box_area(boxes()), at::tensor({4.f, 4.f, 2.f})));
+  const at::Tensor iou = vision::box_iou(boxes(), boxes());
+  EXPECT_EQ(iou.sizes(), (std::vector<int64_t>{3, 3}));
+  EXPECT_NEAR(iou[0][1].item<float>(), 1.f / 7.f, 1e-6);
+  EXPECT_EQ(vision::box_iou(boxes(), boxes(), /*aligned=*/true).sizes(), (std::vector<int64_t>{3}));
+  const at::Tensor xywh = vision::box_convert(boxes(), "xyxy", "xywh");
+  EXPECT_TRUE(at::allclose(vision::box_convert(xywh, "xywh", "xyxy"), boxes()));
+  EXPECT_TRUE(at::allclose(vision::clip_boxes(boxes(), {2, 2}).max(), at::tensor(2.f)));
+}
+
+TEST(Vision, FactoryWithTensorOptions) {
+  const at::Tensor grid = vision::anchor_grid({2, 3}, 4.0, at::TensorOptions().dtype(at::kDouble));
+  EXPECT_EQ(grid.sizes(), (std::vector<int64_t>{6, 2}));
+  EXPECT_EQ(grid.scalar_type(), at::kDouble);
+  EXPECT_DOUBLE_EQ(grid[5][0].item<double>(), 10.0);
+  EXPECT_EQ(vision::anchor_grid({1, 1}, 1.0).scalar_type(), at::kFloat);  // the default dtype
+}
+
+TEST(Vision, ListsOptionalsStringsAndTuples) {
+  const at::Tensor stacked = vision::stack_boxes({boxes(), boxes()});
+  EXPECT_EQ(stacked.sizes(), (std::vector<int64_t>{6, 4}));
+  const at::Tensor weighted = vision::stack_boxes({boxes()}, at::tensor({1.f, 0.f, 2.f}));
+  EXPECT_TRUE(at::allclose(weighted[1], at::zeros({4})));
+  const at::Tensor input = at::arange(16, at::kFloat).reshape({1, 1, 4, 4});
+  const at::Tensor rois = at::tensor({0.f, 0.f, 0.f, 3.f, 3.f}).reshape({1, 5});
+  auto [maxed, argmax] = vision::roi_pool(input, rois, 1.0, {2, 2});
+  EXPECT_TRUE(at::allclose(maxed.flatten(), at::tensor({5.f, 7.f, 13.f, 15.f})));
+  EXPECT_EQ(argmax.flatten()[3].item<int64_t>(), 15);
+  auto [averaged, unused] = vision::roi_pool(input, rois, 1.0, {1, 1}, /*sampling_ratio=*/2, "avg");
+  EXPECT_FLOAT_EQ(averaged.item<float>(), 7.5f);
+  EXPECT_THROW(vision::roi_pool(input, rois, 1.0, {1, 1}, c10::nullopt, "median"), c10::Error);
+}
+
+}  // namespace

@@ -1,0 +1,274 @@
+#include "gen/Library.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "dest/Library.h"
+#include "gen/FileManager.h"
+#include "gen/Parse.h"
+#include "gen/Selector.h"
+#include "support/OutputSink.h"
+#include "support/Strings.h"
+
+namespace opgen::gen {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Renders the library's templates into a MemorySink (below `prefix`), so that nothing reaches the
+// disk unless the whole run succeeds.
+class LibraryWriter final : public dest::Writer {
+ public:
+  LibraryWriter(std::string templateDir, std::string prefix, bool libtorch1, TemplateCache& templates,
+                support::MemorySink& sink, support::Diagnostics& diags)
+      : templateDir_(std::move(templateDir)), prefix_(std::move(prefix)), libtorch1_(libtorch1),
+        templates_(templates), sink_(sink), diags_(diags) {}
+
+  void write(std::string_view filename, const dest::EnvFn& env) override { writeWithTemplate(filename, filename, env); }
+  void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override {
+    if (std::optional<std::string> text = renderTemplate(templateName, env())) store(filename, std::move(*text));
+  }
+  void writeText(std::string_view filename, const dest::TextFn& text) override { store(filename, text()); }
+  std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) override {
+    const support::CodeTemplate* tmpl = templates_.get((fs::path(templateDir_) / templateName).string());
+    if (tmpl == nullptr) return std::nullopt;
+    return tmpl->substitute(env, diags_);
+  }
+  void writeSharded(const dest::Sharded& spec, std::size_t, const std::function<std::string(std::size_t)>&,
+                    const std::function<dest::ShardEnv(std::size_t)>&) override {
+    diags_.error({}, "internal error: library mode does not shard " + spec.filename + " with torchgen's rule");
+  }
+
+ private:
+  void store(std::string_view filename, std::string text) {
+    sink_.write(prefix_ + std::string(filename), libtorch1_ ? spellForLibtorch1(std::move(text)) : std::move(text));
+  }
+
+  std::string templateDir_, prefix_;
+  bool libtorch1_;
+  TemplateCache& templates_;
+  support::MemorySink& sink_;
+  support::Diagnostics& diags_;
+};
+
+std::string replaceAll(std::string text, std::string_view from, std::string_view to) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  for (std::size_t hit; (hit = text.find(from, at)) != std::string::npos; at = hit + from.size())
+    out.append(text, at, hit - at).append(to);
+  out.append(text, at);
+  return out;
+}
+
+// The library's namespace: the one asked for, which every operator must use, or the first
+// operator's. Operators in another namespace are errors at their entries.
+std::optional<std::string> libraryNamespace(const LibraryOptions& options, const model::Operators& ops,
+                                            support::Diagnostics& diags) {
+  if (ops.functions().empty()) {
+    diags.error({options.yamlPath, 1, 1}, "no operators: an operator library needs at least one `- func:` entry");
+    return std::nullopt;
+  }
+  const std::string ns = options.ns ? *options.ns : ops.functions().front()->ns;
+  bool ok = true;
+  for (const model::NativeFunction* f : ops.functions()) {
+    if (f->ns == ns) continue;
+    diags.error(f->loc.sourceLoc(), "operator '" + f->ns + "::" + f->func.name.str() + "' is not in the library's namespace '" +
+                                          ns + "'" + (options.ns ? " (NAMESPACE)" : " (the first operator's)"));
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return ns;
+}
+
+bool validIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool writeTextFile(const fs::path& path, const std::string& text, support::Diagnostics& diags) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f.flush()) {
+    diags.error({path.string(), 0, 0}, "cannot write file");
+    return false;
+  }
+  return true;
+}
+
+constexpr std::string_view kLibraryUsage = R"(Usage: opgen library YAML -o OUTPUT_DIR [options]
+
+Generates an operator library's C++ from its native_functions.yaml (what the CMake function
+add_operator_library runs at build time):
+  OUTPUT_DIR/include/NS/{Functions.h,NativeFunctions.h,Operators.h}
+  OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...}
+Files whose content is unchanged are not touched; on any error no file is changed.
+
+Options:
+  -o, --output-dir DIR     where the files go (required)
+  --namespace NS           the operators' namespace (default: the one the YAML uses; must agree)
+  --backend KEY            register the kernels of dispatch key KEY (repeatable; CPU, CUDA, Meta, ...).
+                           CompositeImplicitAutograd and CompositeExplicitAutograd are always registered.
+  --tags FILE              tags.yaml (default: tags.yaml beside YAML, if any)
+  --shards N               split each Register<Key>.cpp into Register<Key>_0..N-1.cpp (default 1)
+  --torch-version X[.Y]    the libtorch the code is compiled against (default 2; 1.x spells optionals
+                           c10::optional and gives structured kernels' set_output_* dimension names)
+  --templates DIR          the plugin's templates/library directory (default: beside the executable)
+  --list-outputs           print the output paths (relative to OUTPUT_DIR), one per line, and stop
+  --stamp FILE             touch FILE after a successful run
+  --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build tool
+  --depfile-outputs        list the outputs among those dependencies too (Unix Makefiles)
+  -h, --help               this text
+)";
+
+}  // namespace
+
+std::string libraryUsage() { return std::string(kLibraryUsage); }
+
+support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std::string>& args,
+                                                          const std::string& defaultTemplateDir) {
+  LibraryOptions o;
+  o.templateDir = defaultTemplateDir;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    auto need = [&](std::optional<std::string> v) -> support::Expected<std::string> {
+      if (!v) return support::makeError(a + " needs a value");
+      return *v;
+    };
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+      return o;
+    }
+    if (a == "--list-outputs") { o.listOutputs = true; continue; }
+    if (a == "--depfile-outputs") { o.depfileOutputs = true; continue; }
+    if (a.empty() || a[0] != '-') {
+      if (!o.yamlPath.empty()) return support::makeError("unexpected argument '" + a + "' (one YAML only)");
+      o.yamlPath = a;
+      continue;
+    }
+    support::Expected<std::string> v = need(value());
+    if (!v) return v.error();
+    if (a == "-o" || a == "--output-dir") o.outputDir = *v;
+    else if (a == "--namespace") o.ns = *v;
+    else if (a == "--tags") o.tagsPath = *v;
+    else if (a == "--templates") o.templateDir = *v;
+    else if (a == "--stamp") o.stamp = *v;
+    else if (a == "--depfile") o.depfile = *v;
+    else if (a == "--backend") {
+      std::optional<model::DispatchKey> key = model::parseDispatchKey(*v);
+      if (!key) return support::makeError("--backend: unknown dispatch key '" + *v + "'");
+      if (!model::isSupportedDispatchKey(*key))
+        return support::makeError("--backend: " + *v + " is not a dispatch key that kernels can be registered for");
+      o.backends.push_back(*key);
+    } else if (a == "--shards") {
+      char* end = nullptr;
+      const long n = std::strtol(v->c_str(), &end, 10);
+      if (*end != '\0' || n < 1 || n > 64) return support::makeError("--shards needs a number from 1 to 64, not '" + *v + "'");
+      o.shards = static_cast<int>(n);
+    } else if (a == "--torch-version") {
+      char* end = nullptr;
+      const long major = std::strtol(v->c_str(), &end, 10);
+      if (end == v->c_str() || (*end != '\0' && *end != '.') || major < 1)
+        return support::makeError("--torch-version needs a version like 1.13 or 2, not '" + *v + "'");
+      o.torchMajor = static_cast<int>(major);
+    } else {
+      return support::makeError("unknown option '" + a + "'");
+    }
+  }
+  if (o.yamlPath.empty()) return support::makeError("missing YAML (the library's native_functions.yaml)");
+  if (o.outputDir.empty()) return support::makeError("missing -o OUTPUT_DIR");
+  if (o.templateDir.empty() && !o.listOutputs) return support::makeError("missing --templates DIR");
+  return o;
+}
+
+std::string spellForLibtorch1(std::string text) {
+  static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {
+      {"::std::optional", "c10::optional"},
+      {"::std::nullopt", "c10::nullopt"},
+      {"c10::fromIntArrayRefSlow(", "c10::fromIntArrayRef("},
+      {"C10_AS_INTARRAYREF_SLOW(", "c10::asIntArrayRefSlow("},
+  };
+  for (const auto& [from, to] : kRenames)
+    if (text.find(from) != std::string::npos) text = replaceAll(std::move(text), from, to);
+  return text;
+}
+
+bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std::ostream& out) {
+  if (options.ns && !validIdentifier(*options.ns)) {
+    diags.error({}, "--namespace '" + *options.ns + "' is not a C++ identifier");
+    return false;
+  }
+  // Kernels named without a namespace are in the library's (NS::native).
+  ParseOptions parse;
+  parse.nativeFunctionsPath = options.yamlPath;
+  parse.tagsPath = options.tagsPath;
+  parse.defaultKernelNamespace = "";
+  std::optional<model::Operators> ops;
+  std::optional<std::string> ns = options.ns;
+  // Listing the outputs needs the yaml only to learn the namespace.
+  if (!options.listOutputs || !ns) {
+    ops = loadModel(parse, diags);
+    if (!ops) return false;
+    ns = libraryNamespace(options, *ops, diags);
+    if (!ns) return false;
+  }
+  dest::LibrarySpec spec{.ns = *ns, .registered = dest::libraryRegisteredKeys(options.backends), .shards = options.shards};
+  const std::vector<std::string> outputs = dest::libraryOutputs(spec);
+  if (options.listOutputs) {
+    for (const std::string& path : outputs) out << path << '\n';
+    return true;
+  }
+
+  SelectiveBuilder everything = SelectiveBuilder::selectAll();
+  dest::EmitContext ctx{.ops = *ops,
+                        .selector = everything,
+                        .allOperators = everything,
+                        .dispatchKeys = spec.registered,
+                        .functionsKeys = {},
+                        .staticDispatchIndices = {},
+                        .aotiBackends = {},
+                        .groups = {},
+                        .viewGroups = {},
+                        .diags = diags,
+                        .metaNamespace = *ns + "::meta",
+                        .legacyTorch = options.torchMajor < 2};
+  for (const auto& item : ops->grouped())
+    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) ctx.groups.push_back(g);
+
+  TemplateCache templates(diags);
+  support::MemorySink memory(diags);
+  const bool libtorch1 = options.torchMajor < 2;
+  LibraryWriter headers(options.templateDir, "include/" + *ns + "/", libtorch1, templates, memory, diags);
+  LibraryWriter sources(options.templateDir, "src/", libtorch1, templates, memory, diags);
+  dest::emitLibrary(ctx, spec, {headers, sources});
+  if (diags.hasErrors()) return false;
+
+  support::DirectorySink disk(options.outputDir, diags);
+  for (const auto& [path, text] : memory.files())
+    if (!disk.write(path, text)) return false;
+
+  if (options.depfile && options.stamp) {
+    std::vector<std::string> deps = {options.yamlPath};
+    if (options.tagsPath) deps.push_back(*options.tagsPath);
+    else if (fs::exists(fs::path(options.yamlPath).parent_path() / "tags.yaml"))
+      deps.push_back((fs::path(options.yamlPath).parent_path() / "tags.yaml").string());
+    for (const std::string& t : templates.paths()) deps.push_back(t);
+    if (options.depfileOutputs)
+      for (const std::string& path : outputs) deps.push_back((fs::path(options.outputDir) / path).string());
+    if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
+  }
+  if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;
+  return true;
+}
+
+}  // namespace opgen::gen

@@ -1,0 +1,52 @@
+// `opgen library`: the sources and headers of an operator library (what the CMake function
+// add_operator_library runs at build time), from the library's native_functions.yaml and the plugin's
+// templates (templates/library). See dest/Library.h for the files.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/DispatchKey.h"
+#include "support/Diagnostics.h"
+#include "support/Expected.h"
+
+namespace opgen::gen {
+
+struct LibraryOptions {
+  std::string yamlPath;
+  std::optional<std::string> tagsPath;       // default: tags.yaml beside the yaml, if any
+  std::optional<std::string> ns;             // default: the namespace the yaml's operators use
+  std::vector<model::DispatchKey> backends;  // keys registered besides the composite ones
+  std::string outputDir;
+  std::string templateDir;
+  int shards = 1;
+  // The major version of the libtorch the code is compiled against (1: c10::optional spellings and
+  // the DimnameList parameter of structured kernels' set_output_*).
+  int torchMajor = 2;
+  bool listOutputs = false;                  // print the output paths (one per line) and stop
+  std::optional<std::string> depfile;        // Makefile-syntax dependencies of the stamp
+  std::optional<std::string> stamp;          // touched after every successful run
+  bool depfileOutputs = false;               // list the outputs in the depfile too (Makefiles: a
+                                             // deleted output then re-runs the command)
+  bool help = false;
+};
+
+// `opgen library --help`.
+std::string libraryUsage();
+
+// The options of `opgen library ARGS...` (ARGS without the command); an error names the problem.
+// `defaultTemplateDir` is used when --templates is not given.
+support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std::string>& args,
+                                                          const std::string& defaultTemplateDir);
+
+// Runs the command; false after reporting errors (then no output file was changed).
+bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std::ostream& out);
+
+// libtorch 1.x spells a few names of the generated code differently: ::std::optional and
+// ::std::nullopt are c10::optional and c10::nullopt, c10::fromIntArrayRefSlow is
+// c10::fromIntArrayRef, C10_AS_INTARRAYREF_SLOW is c10::asIntArrayRefSlow.
+std::string spellForLibtorch1(std::string text);
+
+}  // namespace opgen::gen
