@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <thread>
 
 #include "support/CodeTemplate.h"
 #include "support/Strings.h"
@@ -132,7 +133,8 @@ class BindingWriter {
   template <class T>
   std::optional<T> check(support::Expected<T> v, const NativeFunction& f) {
     if (v) return v.take();
-    diags_.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + v.error().message);
+    if (!diags_.hasErrors())  // like torchgen, stop at the first problem
+      diags_.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + v.error().message);
     return std::nullopt;
   }
 
@@ -254,7 +256,8 @@ std::string BindingWriter::singleDispatch(const PythonSignature& ps, const Nativ
     if (f.func.name.str().starts_with("_foreach_") && f.func.kind() == model::SchemaKind::Inplace) {
       const auto& self = f.func.arguments.selfArg;
       if (!self || !self->type.isTensorLike() || !self->type.listLike()) {
-        diags_.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': Expected self_arg to be a tensor list type for inplace foreach");
+        if (!diags_.hasErrors())
+          diags_.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': Expected self_arg to be a tensor list type for inplace foreach");
         return "";
       }
       returnStmt = "PyObject* self_tensorlist = _r.args[0];\nPy_INCREF(self_tensorlist);\nreturn self_tensorlist;\n";
@@ -378,23 +381,32 @@ void emitPythonBindings(const PythonBindingsContext& ctx, Writer& out) {
       {&ctx.functions, inModule("sparse"), "torch.sparse", "python_sparse_functions.cpp", false},
       {&ctx.functions, inModule("special"), "torch.special", "python_special_functions.cpp", false},
   };
-  // Everything is computed first: a function that cannot be bound stops the run before any file is written.
+  // Everything is computed first: a function that cannot be bound stops the run before any file is
+  // written. The module files and the torch functions are computed on two threads, each reporting
+  // to diagnostics of its own; like torchgen, only the first problem is reported.
+  support::Diagnostics moduleDiags, torchDiags;
   std::vector<support::TemplateEnv> envs;
-  for (const ModuleFile& f : files) envs.push_back(moduleEnv(ctx, *f.pairs, f.pred, f.module, f.filename, f.method));
+  std::thread modules([&] {
+    const PythonBindingsContext local{ctx.methods, ctx.functions, ctx.validTags, ctx.templateDirForComments, moduleDiags};
+    for (const ModuleFile& f : files) envs.push_back(moduleEnv(local, *f.pairs, f.pred, f.module, f.filename, f.method));
+  });
 
   // torch: sharded, in the functions' order.
   const std::vector<OverloadSet> torch = groupFilterOverloads(ctx.functions, inModule(std::nullopt, Variant::Function));
   std::vector<ShardEnv> torchEnvs;
-  BindingWriter torchWriter("torch", false, ctx.diags);
+  BindingWriter torchWriter("torch", false, torchDiags);
   for (const OverloadSet& s : torch)
     torchEnvs.push_back({{"ops_headers", {opsHeader(s)}},
                          {"py_forwards", torchWriter.forwardDecls(s)},
                          {"py_methods", {torchWriter.methodImpl(s)}},
                          {"py_method_defs", {torchWriter.methodDef(s)}}});
-
   std::vector<std::string> definitions, registrations, declarations;
   returnTypes(ctx.functions, definitions, registrations, declarations);
-  if (ctx.diags.hasErrors()) return;
+  modules.join();
+  if (moduleDiags.hasErrors() || torchDiags.hasErrors()) {
+    ctx.diags.append(moduleDiags.hasErrors() ? moduleDiags : torchDiags);
+    return;
+  }
 
   for (size_t i = 0; i < files.size(); ++i)
     out.writeWithTemplate(files[i].filename, files[i].filename, [&, i] { return std::move(envs[i]); });

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "api/Python.h"
 #include "dest/PythonFunctions.h"
@@ -34,13 +35,12 @@ std::optional<std::vector<SignaturePair>> loadSignatures(const std::vector<const
   pairs.reserve(functions.size());
   for (const model::NativeFunction* f : functions) {
     auto sig = api::python::signature(*f, method);
-    if (!sig) {
+    if (!sig) {  // like torchgen, stop at the first problem
       diags.error(f->loc.sourceLoc(), "in '" + f->func.name.str() + "': " + sig.error().message);
-      continue;
+      return std::nullopt;
     }
     pairs.push_back({sig.take(), f});
   }
-  if (diags.hasErrors()) return std::nullopt;
   auto extra = api::python::deprecatedSignatures(pairs, deprecated, method, diags);
   if (!extra) return std::nullopt;
   for (SignaturePair& p : *extra) pairs.push_back(std::move(p));
@@ -73,10 +73,16 @@ bool runPython(const PythonOptions& options, OutputDirs& outputs, support::Diagn
   std::vector<const model::NativeFunction*> functions;
   for (const model::NativeFunction* f : ops->functions())
     if (api::python::shouldGeneratePyBinding(*f)) functions.push_back(f);
-  auto methods = loadSignatures(functions, *deprecated, true, diags);
-  if (!methods) return false;
-  auto pyFunctions = loadSignatures(functions, *deprecated, false, diags);
-  if (!pyFunctions) return false;
+  // Methods and functions on two threads, each with diagnostics of its own (the methods' come first).
+  support::Diagnostics methodDiags, functionDiags;
+  std::optional<std::vector<SignaturePair>> methods;
+  std::thread methodThread([&] { methods = loadSignatures(functions, *deprecated, true, methodDiags); });
+  auto pyFunctions = loadSignatures(functions, *deprecated, false, functionDiags);
+  methodThread.join();
+  if (!methods || !pyFunctions) {
+    diags.append(!methods ? methodDiags : functionDiags);
+    return false;
+  }
   report.functions = static_cast<int>(functions.size());
   report.deprecated = static_cast<int>(pyFunctions->size() - functions.size());
   step("signatures");
