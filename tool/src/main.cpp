@@ -166,9 +166,8 @@ int runPython(const std::vector<std::string>& args) {
   bool timings = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](const char* what) -> std::optional<std::string> {
+    auto value = [&]() -> std::optional<std::string> {
       if (i + 1 >= args.size()) return std::nullopt;
-      (void)what;
       return args[++i];
     };
     std::optional<std::string> v;
@@ -179,7 +178,7 @@ int runPython(const std::vector<std::string>& args) {
       timings = true;
     } else if (a == "--native-functions" || a == "--tags" || a == "--deprecated" || a == "--templates" || a == "-o" ||
                a == "--output" || a == "--comment-dir") {
-      if (!(v = value(a.c_str()))) return usageError("python: " + a + " needs a value");
+      if (!(v = value())) return usageError("python: " + a + " needs a value");
       if (a == "--native-functions") options.nativeFunctionsPath = *v;
       else if (a == "--tags") options.tagsPath = *v;
       else if (a == "--deprecated") options.deprecatedPath = *v;

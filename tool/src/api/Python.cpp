@@ -1,14 +1,12 @@
 #include "api/Python.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <regex>
 #include <set>
 
 #include "api/Cpp.h"
 #include "api/Types.h"
+#include "support/PythonNumbers.h"
 #include "support/Strings.h"
 
 namespace opgen::api::python {
@@ -36,109 +34,13 @@ std::string sized(const char* name, std::optional<int> size) {
   return size ? std::string(name) + "[" + std::to_string(*size) + "]" : std::string(name);
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Python's int() / float() accept '_' between digits only.
-std::optional<std::string> withoutUnderscores(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '_') {
-      out += s[i];
-      continue;
-    }
-    if (i == 0 || i + 1 == s.size() || !isDigit(s[i - 1]) || !isDigit(s[i + 1])) return std::nullopt;
-  }
-  return out;
-}
-
-std::string_view pyStrip(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// str(int(s)), when int(s) succeeds.
-std::optional<std::string> pythonInt(std::string_view text) {
-  auto s = withoutUnderscores(pyStrip(text));
-  if (!s || s->empty()) return std::nullopt;
-  std::string_view v = *s;
-  bool negative = false;
-  if (v.front() == '+' || v.front() == '-') {
-    negative = v.front() == '-';
-    v.remove_prefix(1);
-  }
-  if (v.empty() || !std::all_of(v.begin(), v.end(), isDigit)) return std::nullopt;
-  while (v.size() > 1 && v.front() == '0') v.remove_prefix(1);
-  if (v == "0") negative = false;
-  return (negative ? "-" : "") + std::string(v);
-}
-
-// str(float(s)), when float(s) succeeds.
-std::optional<std::string> pythonFloat(std::string_view text) {
-  auto s = withoutUnderscores(pyStrip(text));
-  if (!s || s->empty()) return std::nullopt;
-  std::string lower;
-  for (char c : *s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string_view body = lower;
-  const bool negative = body.front() == '-';
-  if (body.front() == '+' || body.front() == '-') body.remove_prefix(1);
-  if (body == "inf" || body == "infinity") return negative ? "-inf" : "inf";
-  if (body == "nan") return "nan";
-  // digits [. digits] [e [sign] digits], with at least one mantissa digit
-  size_t i = 0, mantissaDigits = 0;
-  while (i < body.size() && isDigit(body[i])) ++i, ++mantissaDigits;
-  if (i < body.size() && body[i] == '.') {
-    ++i;
-    while (i < body.size() && isDigit(body[i])) ++i, ++mantissaDigits;
-  }
-  if (mantissaDigits == 0) return std::nullopt;
-  if (i < body.size() && body[i] == 'e') {
-    ++i;
-    if (i < body.size() && (body[i] == '+' || body[i] == '-')) ++i;
-    const size_t start = i;
-    while (i < body.size() && isDigit(body[i])) ++i;
-    if (i == start) return std::nullopt;
-  }
-  if (i != body.size()) return std::nullopt;
-  return pythonFloatRepr(std::strtod(s->c_str(), nullptr));
-}
-
 }  // namespace
-
-std::string pythonFloatRepr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);  // [-]d[.ddd]e[+-]XX, shortest round trip
-  std::string sign;
-  if (sci.front() == '-') {
-    sign = "-";
-    sci.erase(0, 1);
-  }
-  const size_t e = sci.find('e');
-  const int exp10 = std::atoi(sci.c_str() + e + 1);
-  std::string digits = sci.substr(0, e);
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  const int decpt = exp10 + 1;  // the decimal point's position after the first digit... of `digits`
-  if (decpt <= -4 || decpt > 16) {
-    std::string out = sign + digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    const int absExp = std::abs(exp10);
-    return out + "e" + (exp10 < 0 ? "-" : "+") + (absExp < 10 ? "0" : "") + std::to_string(absExp);
-  }
-  if (decpt <= 0) return sign + "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-  if (static_cast<size_t>(decpt) >= digits.size())
-    return sign + digits + std::string(static_cast<size_t>(decpt) - digits.size(), '0') + ".0";
-  return sign + digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
-}
 
 std::string pythonifyDefault(const std::string& s) {
   if (s == "true") return "True";
   if (s == "false") return "False";
-  if (auto i = pythonInt(s)) return *i;
-  if (auto f = pythonFloat(s)) return *f;
+  if (auto i = support::pythonInt(s)) return *i;
+  if (auto f = support::pythonFloat(s)) return support::pythonFloatRepr(*f);
   return s;
 }
 

@@ -81,8 +81,6 @@ support::Expected<std::vector<std::string>> structseqFieldnames(const std::vecto
 
 // torchgen's pythonify_default: "true" -> "True", an integer or a float as Python prints it, else as is.
 std::string pythonifyDefault(const std::string& s);
-// Python's repr() of a float.
-std::string pythonFloatRepr(double v);
 
 // --- The dispatch lambda -----------------------------------------------------------------------
 
