@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Benchmark: opgen against the reference torchgen on the full ATen run (per-operator headers).
+# Benchmark: opgen against the reference torchgen on the full ATen run (per-operator headers), and
+# `opgen python` against torchgen's Python bindings (gen_python_functions) on ATen.
 # Not a test: run it by hand, on an idle machine, after building (tool/scripts/dev.sh example).
 #
-#   tool/bench/bench.sh [RUNS]        RUNS defaults to 3; prints median wall times, the ratio and peak RSS
+#   tool/bench/bench.sh [RUNS] [all|aten|python]
+#       RUNS defaults to 3; prints median wall times, the ratio and peak RSS of each part (default: all)
 #
 # Environment: OPGEN (default build/tool/opgen), TORCHGEN_REF (default ../shared/reference/torchgen-ref).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 runs=${1:-3}
+part=${2:-all}
 opgen=${OPGEN:-build/tool/opgen}
 ref=${TORCHGEN_REF:-../shared/reference/torchgen-ref}
 [[ -x $opgen ]] || { echo "bench: $opgen not built (run tool/scripts/dev.sh example)" >&2; exit 2; }
@@ -36,6 +39,7 @@ stat() { # NAME -> "median_seconds peak_rss_mib"
   echo "$s $((m / 1024))"
 }
 
+if [[ $part == all || $part == aten ]]; then
 flags=(--per-operator-headers)
 # Every run writes into folders of its own (deleting a run's files is left to the end).
 for ((i = 0; i < runs; i++)); do
@@ -57,3 +61,24 @@ printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m
   "opgen gen (nothing changed)" "$warm_s" "$warm_m" \
   "opgen parse (model only)" "$parse_s" "$parse_m"
 awk -v r="$ref_s" -v c="$cold_s" -v w="$warm_s" 'BEGIN {printf "  speed-up: %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+fi
+
+if [[ $part == all || $part == python ]]; then
+  pk=$root/torchgen/packaged
+  py_args=(--native-functions "$pk/ATen/native/native_functions.yaml" --tags "$pk/ATen/native/tags.yaml"
+           --deprecated "$pk/autograd/deprecated.yaml" --templates "$pk/autograd/templates")
+  for ((i = 0; i < runs; i++)); do
+    run py_reference "$ref" python-bindings "$work/pyref$i"
+    run py_cold "$opgen" python "${py_args[@]}" -o "$work/pyopgen$i"
+    run py_warm "$opgen" python "${py_args[@]}" -o "$work/pyopgen$i"
+  done
+  diff -r "$work/pyref0" "$work/pyopgen0" >/dev/null || echo "bench: warning: opgen python's output differs from the reference's" >&2
+  read -r pref_s pref_m < <(stat py_reference)
+  read -r pcold_s pcold_m < <(stat py_cold)
+  read -r pwarm_s pwarm_m < <(stat py_warm)
+  printf 'Python bindings of ATen, %d files, median of %d runs on %d cores\n' "$(find "$work/pyref0" -type f | wc -l)" "$runs" "$(nproc)"
+  printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$pref_s" "$pref_m" \
+    "opgen python (empty output folder)" "$pcold_s" "$pcold_m" \
+    "opgen python (nothing changed)" "$pwarm_s" "$pwarm_m"
+  awk -v r="$pref_s" -v c="$pcold_s" -v w="$pwarm_s" 'BEGIN {printf "  speed-up: %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+fi

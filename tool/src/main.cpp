@@ -14,6 +14,7 @@
 #include "gen/GenOptions.h"
 #include "gen/Library.h"
 #include "gen/Parse.h"
+#include "gen/PythonGen.h"
 #include "support/OutputSink.h"
 #include "support/Diagnostics.h"
 
@@ -31,6 +32,12 @@ Usage:
   opgen library YAML -o OUTPUT_DIR [--backend KEY]... [--namespace NS] [...]
         Generate an operator library's registration, kernel declarations and C++ API (what the
         CMake function add_operator_library runs); `opgen library --help` lists the options.
+  opgen python --native-functions NATIVE_FUNCTIONS_YAML --templates DIR -o OUT [--tags TAGS_YAML]
+               [--deprecated DEPRECATED_YAML] [--comment-dir TEXT] [--timings]
+        Generate PyTorch's Python bindings (python_torch_functions_N.cpp, python_variable_methods.cpp,
+        ...) like torchgen's gen_python_functions.gen; the templates are read from DIR.
+        TAGS_YAML defaults to tags.yaml beside the native functions file, DEPRECATED_YAML to
+        deprecated.yaml beside DIR; TEXT names DIR in the @generated comments (see README.md).
   opgen --help | -h      This text.
   opgen --version        The version.
 
@@ -188,6 +195,50 @@ int runLibrary(const std::vector<std::string>& args, const char* argv0) {
   return reportAndExit(diags);
 }
 
+int runPython(const std::vector<std::string>& args) {
+  opgen::gen::PythonOptions options;
+  bool timings = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    std::optional<std::string> v;
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--timings") {
+      timings = true;
+    } else if (a == "--native-functions" || a == "--tags" || a == "--deprecated" || a == "--templates" || a == "-o" ||
+               a == "--output" || a == "--comment-dir") {
+      if (!(v = value())) return usageError("python: " + a + " needs a value");
+      if (a == "--native-functions") options.nativeFunctionsPath = *v;
+      else if (a == "--tags") options.tagsPath = *v;
+      else if (a == "--deprecated") options.deprecatedPath = *v;
+      else if (a == "--templates") options.templateDir = *v;
+      else if (a == "--comment-dir") options.commentDir = *v;
+      else options.outputDir = *v;
+    } else {
+      return usageError("python: unexpected argument '" + a + "'");
+    }
+  }
+  if (options.nativeFunctionsPath.empty()) return usageError("python: missing --native-functions NATIVE_FUNCTIONS_YAML");
+  if (options.templateDir.empty()) return usageError("python: missing --templates DIR");
+  if (options.outputDir.empty()) return usageError("python: missing -o OUT");
+  opgen::support::Diagnostics diags;
+  opgen::gen::DiskOutputDirs outputs(diags);
+  opgen::gen::PythonReport report;
+  const bool ok = opgen::gen::runPython(options, outputs, diags, report);
+  if (timings)
+    for (const auto& [name, ms] : report.timings) std::fprintf(stderr, "opgen python: %8.1f ms  %s\n", ms, name.c_str());
+  if (ok)
+    std::cerr << "opgen python: " << report.functions << " functions and " << report.deprecated
+              << " deprecated signatures; " << outputs.writtenCount() << " files written, " << outputs.unchangedCount()
+              << " unchanged in " << options.outputDir << "\n";
+  return reportAndExit(diags);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,5 +260,6 @@ int main(int argc, char** argv) {
   if (cmd == "parse") return runParse(rest);
   if (cmd == "gen") return runGen(rest);
   if (cmd == "library") return runLibrary(rest, argv[0]);
+  if (cmd == "python") return runPython(rest);
   return usageError("unknown command '" + cmd + "'");
 }

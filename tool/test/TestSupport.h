@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -264,6 +265,36 @@ class TempDir {
 
   fs::path path_;
 };
+
+// ---------------------------------------------------------------------------------------------------
+// Comparing generated files
+
+// The lines of a text (without their line breaks).
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// "path: differs at line N" with a few lines of both files around the first difference.
+inline std::string describeDifference(const std::string& path, const std::string& expected, const std::string& actual) {
+  std::vector<std::string> a = lines(expected), b = lines(actual);
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  std::ostringstream s;
+  s << path << ": differs from torchgen's (" << expected.size() << " bytes, " << a.size() << " lines) in opgen's ("
+    << actual.size() << " bytes, " << b.size() << " lines) at line " << i + 1 << "\n";
+  const size_t from = i >= 2 ? i - 2 : 0;
+  auto show = [&](const char* who, const std::vector<std::string>& v) {
+    s << "  " << who << ":\n";
+    for (size_t k = from; k < std::min(v.size(), i + 3); ++k) s << "    " << k + 1 << (k == i ? " > " : " | ") << v[k] << "\n";
+    if (i >= v.size()) s << "    (end of file" << (expected.size() != actual.size() || a.size() != b.size() ? "" : "; the files differ only in line endings") << ")\n";
+  };
+  show("torchgen", a);
+  show("opgen", b);
+  return s.str();
+}
 
 // ---------------------------------------------------------------------------------------------------
 // The tools under test and the reference

@@ -12,13 +12,16 @@
 // allows it, else double-quoted with libyaml's escapes (non-ASCII characters are escaped: PyYAML
 // does not pass allow_unicode).
 //
-// Also here: the Python conversions torchgen's pythonify_default() relies on (int(s), float(s)).
+// Also here, from support/PythonNumbers.h: the Python conversions torchgen's pythonify_default()
+// relies on (int(s), float(s)).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "support/PythonNumbers.h"
 
 namespace opgen::dest::pyyaml {
 
@@ -45,13 +48,10 @@ class Scalar {
   std::string text_;
 };
 
-// Python's int(s) for a str: the value in str(int) form, or nullopt where Python raises ValueError.
-// (ASCII digits only; Python also accepts other Unicode decimal digits.)
-std::optional<std::string> pythonInt(std::string_view s);
-// Python's float(s) for a str, or nullopt where Python raises ValueError.
-std::optional<double> pythonFloat(std::string_view s);
-// Python's repr(float), e.g. "1e-05", "0.5", "10.0", "inf".
-std::string pythonFloatRepr(double d);
+// Python's int(s), float(s) and repr(float) (support/PythonNumbers.h).
+using support::pythonFloat;
+using support::pythonFloatRepr;
+using support::pythonInt;
 
 // Whether PyYAML's Resolver reads the plain scalar `s` back as a str (no implicit resolver matches).
 bool resolvesToStr(std::string_view s);
