@@ -2,13 +2,15 @@
 #
 #   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [SOURCES ...]
 #                        [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [SHARED|STATIC|OBJECT|MODULE])
+#                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
 #
 # They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
 # generation runs at build time; the output list comes from `opgen library --list-outputs` at
-# configure time. Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
+# configure time. PYTHON_MODULE also generates the Python package NS (OUTPUT_DIR/python, the target
+# property OPGEN_PYTHON_DIR): typed functions that call torch.ops.NS, loading the library on import.
+# Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 
 # Runs opgen at configure time; sets OUT (stdout) and fails with `WHO: ...` and opgen's message.
@@ -24,11 +26,11 @@ endfunction()
 
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE"
                         "YAML;TAGS;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, "
-                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, SHARED/STATIC/OBJECT/MODULE)")
+                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, SHARED/STATIC/OBJECT/MODULE)")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
@@ -84,7 +86,11 @@ function(add_operator_library name)
   add_library(${name} ${type} ${arg_SOURCES})
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
-    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS "")
+    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
+    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}")
+  if(arg_PYTHON_MODULE)
+    set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
+  endif()
   if(type STREQUAL "SHARED" OR type STREQUAL "STATIC" OR type STREQUAL "OBJECT")
     set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   endif()
@@ -122,7 +128,7 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS)
+  foreach(p YAML TAGS NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -140,6 +146,15 @@ function(_opgen_finalize name)
   foreach(key IN LISTS BACKENDS)
     list(APPEND args --backend "${key}")
   endforeach()
+  get_target_property(type ${name} TYPE)
+  set(python_args "")
+  if(PYTHON_MODULE)
+    list(APPEND args --python-module)
+    if(type STREQUAL "SHARED_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
+      # Only the build command: the path is known at generation time, not at configure time.
+      set(python_args --python-library-path "$<TARGET_FILE:${name}>")
+    endif()
+  endif()
   _opgen_run("${who}" listing library ${args} --list-outputs)
   string(REGEX REPLACE "\n$" "" listing "${listing}")
   string(REPLACE "\n" ";" listing "${listing}")
@@ -167,7 +182,7 @@ function(_opgen_finalize name)
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS ${outputs}
-    COMMAND OpGen::opgen library ${args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
+    COMMAND OpGen::opgen library ${args} ${python_args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
     DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${templates}
     DEPFILE "${depfile}"
     COMMENT "opgen: generating operator library ${name} (namespace ${ns})"
@@ -177,7 +192,6 @@ function(_opgen_finalize name)
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
   # pulls RegisterSchema.o, which references every registration file) or a shared library (kept even
   # when nothing references it, despite --as-needed).
-  get_target_property(type ${name} TYPE)
   if(type STREQUAL "STATIC_LIBRARY")
     target_link_options(${name} INTERFACE "LINKER:--undefined=opgen_link_${ns}")
   elseif(type STREQUAL "SHARED_LIBRARY")

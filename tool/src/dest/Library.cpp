@@ -5,6 +5,7 @@
 
 #include "dest/FunctionContext.h"
 #include "dest/LibraryApi.h"
+#include "dest/LibraryPython.h"
 #include "dest/NativeDeclarations.h"
 #include "dest/RegisterDispatchKey.h"
 #include "support/Sharding.h"
@@ -230,6 +231,8 @@ std::vector<std::string> libraryOutputs(const LibrarySpec& spec) {
   out.push_back("src/RegisterSchema.cpp");
   for (DispatchKey key : spec.registered)
     for (int shard = 0; shard < spec.shards; ++shard) out.push_back("src/" + registrationFile(key, shard, spec.shards));
+  if (spec.pythonModule)
+    for (std::string& path : libraryPythonOutputs(spec.ns)) out.push_back(std::move(path));
   return out;
 }
 
@@ -238,6 +241,10 @@ std::string libraryAnchorSymbol(const std::string& ns) { return std::string(kAnc
 void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryWriters& out) {
   emitHeaders(ctx, spec, out.headers);
   emitSources(ctx, spec, out.sources);
+  if (spec.pythonModule) {
+    if (out.python == nullptr) ctx.diags.error({}, "internal error: no writer for the Python module");
+    else emitLibraryPython(ctx, spec.ns, spec.pythonLibraryPath, *out.python);
+  }
 }
 
 }  // namespace opgen::dest

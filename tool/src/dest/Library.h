@@ -11,11 +11,13 @@
 //   src/Register{Key}.cpp         for every registered key (sharded as Register{Key}_{i}.cpp): the
 //                                 kernels' wrappers (torchgen's RegisterDispatchKey: device checks and
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
+//   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
 // the library pulls in every registration (also from a static archive; see libraryAnchorSymbol).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +29,15 @@ struct LibrarySpec {
   std::string ns;                             // the operators' namespace
   std::vector<model::DispatchKey> registered;  // keys that get a Register{Key} file, in order
   int shards = 1;                             // Register{Key} files per key
+  bool pythonModule = false;                  // also python/NS/__init__.py{,i} (dest/LibraryPython.h)
+  std::optional<std::string> pythonLibraryPath;  // the library the Python package loads on import
 };
 
 // Where a library's files go: headers under include/NS, sources under src.
 struct LibraryWriters {
   Writer& headers;
   Writer& sources;
+  Writer* python = nullptr;  // python/NS/ (spec.pythonModule)
 };
 
 // The keys a library registers: the composite keys (always: operators without `dispatch:` are

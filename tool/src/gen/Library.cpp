@@ -108,6 +108,7 @@ Generates an operator library's C++ from its native_functions.yaml (what the CMa
 add_operator_library runs at build time):
   OUTPUT_DIR/include/NS/{Functions.h,NativeFunctions.h,Operators.h}
   OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...}
+  OUTPUT_DIR/python/NS/{__init__.py,__init__.pyi}   (with --python-module)
 Files whose content is unchanged are not touched; on any error no file is changed.
 
 Options:
@@ -119,6 +120,11 @@ Options:
   --shards N               split each Register<Key>.cpp into Register<Key>_0..N-1.cpp (default 1)
   --torch-version X[.Y]    the libtorch the code is compiled against (default 2; 1.x spells optionals
                            c10::optional and gives structured kernels' set_output_* dimension names)
+  --python-module          also write the Python package NS: one typed function per operator
+                           (calling torch.ops.NS) and a .pyi stub
+  --python-library-path FILE
+                           the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
+                           names another)
   --templates DIR          the plugin's templates/library directory (default: beside the executable)
   --list-outputs           print the output paths (relative to OUTPUT_DIR), one per line, and stop
   --stamp FILE             touch FILE after a successful run
@@ -151,6 +157,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     }
     if (a == "--list-outputs") { o.listOutputs = true; continue; }
     if (a == "--depfile-outputs") { o.depfileOutputs = true; continue; }
+    if (a == "--python-module") { o.pythonModule = true; continue; }
     if (a.empty() || a[0] != '-') {
       if (!o.yamlPath.empty()) return support::makeError("unexpected argument '" + a + "' (one YAML only)");
       o.yamlPath = a;
@@ -164,6 +171,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     else if (a == "--templates") o.templateDir = *v;
     else if (a == "--stamp") o.stamp = *v;
     else if (a == "--depfile") o.depfile = *v;
+    else if (a == "--python-library-path") o.pythonLibraryPath = *v;
     else if (a == "--backend") {
       std::optional<model::DispatchKey> key = model::parseDispatchKey(*v);
       if (!key) return support::makeError("--backend: unknown dispatch key '" + *v + "'");
@@ -222,7 +230,15 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     ns = libraryNamespace(options, *ops, diags);
     if (!ns) return false;
   }
-  dest::LibrarySpec spec{.ns = *ns, .registered = dest::libraryRegisteredKeys(options.backends), .shards = options.shards};
+  if (options.pythonLibraryPath && !options.pythonModule) {
+    diags.error({}, "--python-library-path needs --python-module");
+    return false;
+  }
+  dest::LibrarySpec spec{.ns = *ns,
+                         .registered = dest::libraryRegisteredKeys(options.backends),
+                         .shards = options.shards,
+                         .pythonModule = options.pythonModule,
+                         .pythonLibraryPath = options.pythonLibraryPath};
   const std::vector<std::string> outputs = dest::libraryOutputs(spec);
   if (options.listOutputs) {
     for (const std::string& path : outputs) out << path << '\n';
@@ -250,7 +266,8 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   const bool libtorch1 = options.torchMajor < 2;
   LibraryWriter headers(options.templateDir, "include/" + *ns + "/", libtorch1, templates, memory, diags);
   LibraryWriter sources(options.templateDir, "src/", libtorch1, templates, memory, diags);
-  dest::emitLibrary(ctx, spec, {headers, sources});
+  LibraryWriter python(options.templateDir, "python/" + *ns + "/", false, templates, memory, diags);
+  dest::emitLibrary(ctx, spec, {headers, sources, &python});
   if (diags.hasErrors()) return false;
 
   support::DirectorySink disk(options.outputDir, diags);

@@ -25,6 +25,8 @@ struct LibraryOptions {
   // The major version of the libtorch the code is compiled against (1: c10::optional spellings and
   // the DimnameList parameter of structured kernels' set_output_*).
   int torchMajor = 2;
+  bool pythonModule = false;                 // also the typed Python package python/NS/
+  std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
   bool listOutputs = false;                  // print the output paths (one per line) and stop
   std::optional<std::string> depfile;        // Makefile-syntax dependencies of the stamp
   std::optional<std::string> stamp;          // touched after every successful run

@@ -565,6 +565,27 @@ void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>
   }
 }
 
+// The block of comment lines that ends on the line above `line` (1-based) of `lines`, without the
+// '#' and one space after it: an entry's documentation. A blank line ends the block.
+std::string leadingComment(const std::vector<std::string_view>& lines, int line) {
+  std::vector<std::string_view> block;
+  for (int i = line - 2; i >= 0 && i < static_cast<int>(lines.size()); --i) {
+    std::string_view l = lines[i];
+    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
+    const std::size_t start = l.find_first_not_of(" \t");
+    if (start == std::string_view::npos || l[start] != '#') break;
+    l.remove_prefix(start + 1);
+    if (!l.empty() && l.front() == ' ') l.remove_prefix(1);
+    block.push_back(l);
+  }
+  std::string doc;
+  for (auto it = block.rbegin(); it != block.rend(); ++it) {
+    if (!doc.empty() || it != block.rbegin()) doc += '\n';
+    doc.append(*it);
+  }
+  return doc;
+}
+
 // What EntryParser makes of one entry, with what it reported.
 struct ParsedEntry {
   std::unique_ptr<NativeFunction> function;  // null when the entry has errors
@@ -641,6 +662,12 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   }
   std::vector<YAML::Node> entries(doc->begin(), doc->end());
   std::vector<ParsedEntry> parsed = parseEntries(entries, path, validTags, options);
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= content.size();) {
+    const std::size_t end = std::min(content.find('\n', at), content.size());
+    lines.push_back(content.substr(at, end - at));
+    at = end + 1;
+  }
   std::vector<std::unique_ptr<const NativeFunction>> functions;
   std::vector<YAML::Node> nodes;
   BackendIndices indices;
@@ -653,6 +680,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     if (!p.function) continue;
     const YAML::Node& entry = entries[i];
     std::unique_ptr<NativeFunction>& f = p.function;
+    f->doc = leadingComment(lines, f->loc.line);
     for (const Argument* a : f->func.arguments.flatAll()) usesDimname = usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
     for (auto& [key, m] : p.dispatch)
       if (!indices.add(key, f->func.name, std::move(m)))

@@ -74,6 +74,9 @@ struct NativeFunction {
   bool manualKernelRegistration = false;
   bool manualCppBinding = false;
   Location loc;
+  // The comment lines directly above the entry in the YAML, without their '#' and one space after it
+  // (joined with newlines); empty when there are none or the function was generated.
+  std::string doc;
   std::vector<OperatorName> autogen;
   std::map<UfuncKey, UfuncInnerLoop> ufuncInnerLoop;
   bool structured = false;
