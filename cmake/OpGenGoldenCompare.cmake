@@ -2,6 +2,7 @@
 # Compares every file below EXPECTED with the same path below GENERATED (and reports generated files
 # that have no expected copy), printing a unified diff for each difference. With OPGEN_UPDATE_GOLDEN=1
 # in the environment it copies the generated files over the expected ones instead, naming each.
+cmake_minimum_required(VERSION 3.22)  # if(... IN_LIST ...) below (CMP0057; -P scripts start with old policies)
 file(GLOB_RECURSE generated RELATIVE "${GENERATED}" "${GENERATED}/include/*" "${GENERATED}/src/*"
      "${GENERATED}/python/*.pyi")  # not __init__.py: it names the library's path on this machine
 file(GLOB_RECURSE expected RELATIVE "${EXPECTED}" "${EXPECTED}/*")
