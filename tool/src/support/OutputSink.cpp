@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <system_error>
 
 namespace opgen::support {
@@ -44,14 +45,28 @@ int readWholeFile(const std::string& path, std::string& out) {
   return err;
 }
 
+// True when `fd`'s remaining bytes are exactly `content`. Reads through a fixed buffer: comparing
+// thousands of files must not allocate (and zero) a copy of each.
+bool readsAs(int fd, std::string_view content) {
+  char buffer[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return content.empty();
+    const auto got = static_cast<size_t>(n);
+    if (got > content.size() || std::memcmp(buffer, content.data(), got) != 0) return false;
+    content.remove_prefix(got);
+  }
+}
+
 // True when `path` is a regular file holding exactly `content`.
 bool hasContent(const std::string& path, std::string_view content) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
   bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) == content.size();
-  std::string existing;
-  if (same) same = readAll(fd, content.size(), existing) == 0 && existing == content;
+  if (same) same = readsAs(fd, content);
   ::close(fd);
   return same;
 }
