@@ -147,6 +147,8 @@ int runGen(const std::vector<std::string>& args) {
   opgen::gen::DiskOutputDirs outputs(diags);
   opgen::gen::GenReport report;
   opgen::gen::runGen(*options, outputs, diags, report);
+  for (const std::string& line : outputs.printed()) std::cout << line << '\n';
+  std::cout.flush();
   // OPGEN_TIMINGS=1: where the time went (an environment variable, so the command line stays torchgen's).
   if (const char* t = std::getenv("OPGEN_TIMINGS"); t != nullptr && *t != '\0' && std::string_view(t) != "0") {
     double total = 0;

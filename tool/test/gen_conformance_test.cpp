@@ -21,6 +21,8 @@
 //                escapes) with selections (selection.yaml, --op-registration-whitelist) and flags
 //   Fixture/*    the model fixtures tool/test/data/conformance/*.yaml; those torchgen.gen itself fails
 //                on are reported as skipped
+//   Checked/GenConformanceAotiHeaders.*  LibOps with checked-in c_shim_*.h headers (absent, equal,
+//                equal but CRLF, different), without --update-aoti-c-shim: exit codes, stdout, the error
 //   CommandLine/* argparse's rules: abbreviations, `--opt=value`, `-sVALUE`, nargs="*", refusals
 //
 // The reference is shared/reference/torchgen-ref ($OPGEN_TORCHGEN_REF, else the path configured in
@@ -526,5 +528,87 @@ INSTANTIATE_TEST_SUITE_P(Subset, GenConformance, testing::ValuesIn(subsetConfigs
 INSTANTIATE_TEST_SUITE_P(LibOps, GenConformance, testing::ValuesIn(libOpsConfigs()), configName);
 INSTANTIATE_TEST_SUITE_P(Fixture, GenConformance, testing::ValuesIn(fixtureConfigs()), configName);
 INSTANTIATE_TEST_SUITE_P(CommandLine, GenConformance, testing::ValuesIn(commandLineConfigs()), configName);
+
+// ---------------------------------------------------------------------------------------------------
+// The checked-in AOTInductor C shim headers: without --update-aoti-c-shim torchgen compares the
+// c_shim_*.h headers in --aoti-install-dir with the ones it computes. A missing one is a line on
+// standard output ("aoti/c_shim_cpu.h not found"), a different one ends the run with status 1.
+
+// How a header is put in the aoti folder of both runs before they start.
+enum class Checked { Absent, Equal, EqualCrlf, Different };
+
+struct AotiHeaderCase {
+  std::string name;
+  Checked aten;  // c_shim_aten.h; c_shim_cpu.h is always there, unchanged, and c_shim_cuda.h never
+};
+
+void PrintTo(const AotiHeaderCase& c, std::ostream* os) { *os << c.name; }
+
+class GenConformanceAotiHeaders : public testing::TestWithParam<AotiHeaderCase> {};
+
+TEST_P(GenConformanceAotiHeaders, MatchesTorchgen) {
+  const AotiHeaderCase& c = GetParam();
+  const auto& ref = reference();
+  if (!ref.available) GTEST_SKIP() << ref.problem;
+  std::string problem;
+  const fs::path src = sourceFor(Config{"LibOps", Input::LibOps, {}}, problem);
+  ASSERT_TRUE(problem.empty()) << problem;
+
+  TempDir work("opgen-gen-aoti-" + c.name);
+  // The headers as torchgen writes them with --update-aoti-c-shim.
+  opgen::test::ProcessOptions inWork;
+  inWork.cwd = work.path();
+  ProcessResult update = ref.run({"gen", "-s", src.string(), "-d", "aten", "--aoti-install-dir", "headers",
+                                  "--update-aoti-c-shim", "--generate", "sources"}, inWork);
+  ASSERT_TRUE(update.ok()) << update.describe();
+  auto prepare = [&](const fs::path& root) {
+    fs::create_directories(root / "aoti");
+    fs::copy_file(work / "headers/c_shim_cpu.h", root / "aoti/c_shim_cpu.h");
+    std::string aten = opgen::test::readFile(work / "headers/c_shim_aten.h");
+    switch (c.aten) {
+      case Checked::Absent: return;
+      case Checked::Equal: break;
+      case Checked::EqualCrlf: aten = std::regex_replace(aten, std::regex("\n"), "\r\n"); break;
+      case Checked::Different: aten.insert(aten.find("\n\n") + 1, "// a line that torchgen does not write\n"); break;
+    }
+    opgen::test::writeFile(root / "aoti/c_shim_aten.h", aten);
+  };
+  const fs::path refRoot = work / "torchgen", opgRoot = work / "opgen";
+  prepare(refRoot);
+  prepare(opgRoot);
+  const std::vector<std::string> args = {"gen", "-s", src.string(), "-d", "aten", "--aoti-install-dir", "aoti"};
+  opgen::test::ProcessOptions inRef, inOpgen;
+  inRef.cwd = refRoot;
+  inOpgen.cwd = opgRoot;
+  ProcessResult r = ref.run(args, inRef);
+  std::vector<std::string> opgArgs = {opgen::test::opgenBinary().string()};
+  opgArgs.insert(opgArgs.end(), args.begin(), args.end());
+  ProcessResult o = opgen::test::runProcess(opgArgs, inOpgen);
+
+  const std::string changed = "The generated AOTInductor C shim header files have unexpectedly changed.";
+  if (c.aten == Checked::Different) {
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_NE(r.err.find(changed), std::string::npos) << r.err;
+    EXPECT_EQ(o.exitCode, 1) << o.describe();
+    // One error line, at the first line that differs.
+    EXPECT_EQ(o.err.rfind("aoti/c_shim_aten.h:", 0), 0u) << o.err;
+    EXPECT_NE(o.err.find(changed), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  } else {
+    ASSERT_TRUE(r.ok()) << r.describe();
+    ASSERT_TRUE(o.ok()) << o.describe();
+    EXPECT_TRUE(o.err.empty()) << o.err;
+  }
+  // The "not found" lines, in torchgen's order (the headers checked before a failing one).
+  EXPECT_EQ(r.out, o.out);
+  EXPECT_NE(r.out.find("aoti/c_shim_cuda.h not found\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("c_shim_cpu.h"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Checked, GenConformanceAotiHeaders,
+                         testing::Values(AotiHeaderCase{"Absent", Checked::Absent}, AotiHeaderCase{"Equal", Checked::Equal},
+                                         AotiHeaderCase{"EqualCrlf", Checked::EqualCrlf},
+                                         AotiHeaderCase{"Different", Checked::Different}),
+                         [](const testing::TestParamInfo<AotiHeaderCase>& info) { return info.param.name; });
 
 }  // namespace

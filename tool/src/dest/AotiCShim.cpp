@@ -484,6 +484,33 @@ AotiShimFiles AotiShims::files(std::optional<model::DispatchKey> backend) const 
   return files;
 }
 
+namespace {
+
+// torchgen (without --update-aoti-c-shim) compares the header it computes with the one checked in
+// under the install directory: a difference is an error (a RuntimeError, which ends the run), a
+// missing header a line on standard output.
+bool checkedInHeaderMatches(const EmitContext& ctx, Writer& aoti, const std::string& filename, std::string_view computed) {
+  Writer::Existing existing = aoti.readExisting(filename);
+  if (!existing.text) {
+    aoti.print(existing.path + " not found");
+    return true;
+  }
+  if (*existing.text == computed) return true;
+  // The first line that differs (torchgen prints a unified diff of "expected" and "actual").
+  const std::vector<std::string_view> old = support::split(*existing.text, "\n"), now = support::split(computed, "\n");
+  size_t line = 0;
+  while (line < old.size() && line < now.size() && old[line] == now[line]) ++line;
+  ctx.diags.error(support::SourceLoc{existing.path, static_cast<int>(line) + 1, 0},
+                  "The generated AOTInductor C shim header files have unexpectedly changed. This indicates an "
+                  "AOTInductor fallback operator ABI backward compatibility breakage: this checked-in header "
+                  "differs from the computed one from this line on. If the change is intended (a fallback op was "
+                  "added, or a new default argument was annotated in torchgen/aoti/fallback_ops.py), run with "
+                  "--update-aoti-c-shim to rewrite the headers");
+  return false;
+}
+
+}  // namespace
+
 void emitAotiCShims(const EmitContext& ctx, const Writers& out) {
   const AotiShims shims(ctx);
   for (const std::optional<model::DispatchKey>& backend : ctx.aotiBackends) {
@@ -491,7 +518,9 @@ void emitAotiCShims(const EmitContext& ctx, const Writers& out) {
     // torchgen computes the header in any case: it either writes it (--update-aoti-c-shim) or
     // compares it with the one in the install directory.
     auto files = std::make_shared<AotiShimFiles>(shims.files(backend));
-    if (ctx.updateAotiCShim) out.aoti.writeText("c_shim_" + device + ".h", [files] { return files->header; });
+    const std::string header = "c_shim_" + device + ".h";
+    if (ctx.updateAotiCShim) out.aoti.writeText(header, [files] { return files->header; });
+    else if (!checkedInHeaderMatches(ctx, out.aoti, header, files->header)) return;  // like torchgen, stop here
     out.aoti.writeText("c_shim_" + device + ".cpp", [files] { return files->source; });
   }
 }

@@ -57,6 +57,17 @@ class Writer {
   // torchgen's substitute_with_template: TEMPLATE_DIR/templateName rendered into a string (the
   // same defaults and post-processing as a written file); nullopt after reporting an error.
   virtual std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) = 0;
+  // A file already in the install directory, which torchgen reads to compare with what it computes
+  // (the checked-in AOTInductor C shim headers): its path as torchgen spells it
+  // (os.path.join(install_dir, filename)), and its text as Python's text mode reads it (universal
+  // newlines), or no text when there is no such file. Read also in a dry run.
+  struct Existing {
+    std::string path;
+    std::optional<std::string> text;
+  };
+  virtual Existing readExisting(std::string_view filename) = 0;
+  // Prints a line on standard output (torchgen's print()).
+  virtual void print(std::string line) = 0;
   // Items are identified by index; key(i) picks the shard (support::shardOf), env(i) the additions.
   virtual void writeSharded(const Sharded& spec, std::size_t itemCount,
                             const std::function<std::string(std::size_t)>& key,

@@ -6,6 +6,7 @@
 
 #include "gen/PurePath.h"
 #include "support/Sharding.h"
+#include "support/Strings.h"
 
 namespace opgen::gen {
 
@@ -91,6 +92,12 @@ void DiskOutputDirs::makeDirectory(const std::string& dir) {
   if (ec) diags_.error(support::SourceLoc{dir}, "cannot create directory: " + ec.message());
 }
 
+std::optional<std::string> DiskOutputDirs::readExisting(const std::string& dir, std::string_view relPath) {
+  support::Diagnostics ignored;  // a file that cannot be read counts as missing
+  support::InputFiles files(ignored);
+  return files.read(osPathJoin(dir, relPath));
+}
+
 int DiskOutputDirs::writtenCount() const {
   int n = 0;
   for (const auto& [dir, sink] : sinks_) n += sink->writtenCount();
@@ -108,6 +115,13 @@ support::OutputSink& MemoryOutputDirs::sinkFor(const std::string& dir) {
   auto& sink = sinks_[dir];
   if (!sink) sink = std::make_unique<support::MemorySink>(diags_);
   return *sink;
+}
+
+std::optional<std::string> MemoryOutputDirs::readExisting(const std::string& dir, std::string_view relPath) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = existing_.find(std::pair<std::string, std::string>(dir, relPath));
+  if (it == existing_.end()) return std::nullopt;
+  return it->second;
 }
 
 const std::string* MemoryOutputDirs::find(std::string_view dir, std::string_view name) const {
@@ -161,6 +175,12 @@ std::optional<std::string> FileManager::render(std::string_view templateName, su
   std::optional<std::string> text = tmpl->substitute(env, diags_);
   if (!text) return std::nullopt;
   return fixDocstringSpacing(std::move(*text));
+}
+
+dest::Writer::Existing FileManager::readExisting(std::string_view filename) {
+  Existing existing{osPathJoin(installDir_, filename), outputs_.readExisting(installDir_, filename)};
+  if (existing.text) *existing.text = support::universalNewlines(std::move(*existing.text));
+  return existing;
 }
 
 void FileManager::write(std::string_view filename, const dest::EnvFn& env) { writeWithTemplate(filename, filename, env); }

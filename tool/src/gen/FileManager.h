@@ -30,6 +30,22 @@ class OutputDirs {
   virtual support::OutputSink& sinkFor(const std::string& dir) = 0;
   // Creates `dir` (torchgen creates its output directories up front, even in a dry run).
   virtual void makeDirectory(const std::string& dir) = 0;
+  // The bytes of dir/relPath as it was before the run, or nullopt when there is no such file.
+  virtual std::optional<std::string> readExisting(const std::string& dir, std::string_view relPath) = 0;
+
+  // Lines for standard output (torchgen's print()), in the order printed.
+  void print(std::string line) {
+    std::lock_guard<std::mutex> lock(printedMutex_);
+    printed_.push_back(std::move(line));
+  }
+  std::vector<std::string> printed() const {
+    std::lock_guard<std::mutex> lock(printedMutex_);
+    return printed_;
+  }
+
+ private:
+  mutable std::mutex printedMutex_;
+  std::vector<std::string> printed_;
 };
 
 // DirectorySinks below the current directory (a relative output directory is relative to it).
@@ -38,6 +54,7 @@ class DiskOutputDirs final : public OutputDirs {
   explicit DiskOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
   support::OutputSink& sinkFor(const std::string& dir) override;
   void makeDirectory(const std::string& dir) override;
+  std::optional<std::string> readExisting(const std::string& dir, std::string_view relPath) override;
   // Files written (new or changed) and files left alone because their content was already there.
   int writtenCount() const;
   int unchangedCount() const;
@@ -57,6 +74,12 @@ class MemoryOutputDirs final : public OutputDirs {
     std::lock_guard<std::mutex> lock(mutex_);
     directories_.insert(dir);
   }
+  // Files that exist before the run (set with addExisting).
+  std::optional<std::string> readExisting(const std::string& dir, std::string_view relPath) override;
+  void addExisting(const std::string& dir, const std::string& relPath, std::string content) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    existing_[{dir, relPath}] = std::move(content);
+  }
   // Directory -> its sink.
   const std::map<std::string, std::unique_ptr<support::MemorySink>>& sinks() const { return sinks_; }
   // The content written at DIR/NAME (paths as spelled by joinPurePath()), or nullptr.
@@ -68,6 +91,7 @@ class MemoryOutputDirs final : public OutputDirs {
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::MemorySink>> sinks_;
   std::set<std::string> directories_;
+  std::map<std::pair<std::string, std::string>, std::string, std::less<>> existing_;
 };
 
 // torchgen's functools.cache over template files: each template is read and parsed once per run.
@@ -105,6 +129,8 @@ class FileManager final : public dest::Writer {
                     const std::function<std::string(std::size_t)>& key,
                     const std::function<dest::ShardEnv(std::size_t)>& env) override;
   using dest::Writer::writeSharded;
+  Existing readExisting(std::string_view filename) override;
+  void print(std::string line) override { outputs_.print(std::move(line)); }
 
   // The install directory as torchgen spells it (purePath of what was given).
   const std::string& installDir() const { return installDir_; }

@@ -41,6 +41,18 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
+std::string universalNewlines(std::string text) {
+  if (text.find('\r') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 < text.size() && text[i + 1] == '\n') continue;  // the '\n' follows
+    else out += '\n';
+  }
+  return out;
+}
+
 std::string replaceAll(std::string_view s, std::string_view from, std::string_view to) {
   std::string out;
   size_t start = 0;

@@ -16,6 +16,8 @@ bool contains(std::string_view s, std::string_view needle);
 std::string_view trim(std::string_view s);
 // Replaces every occurrence (like Python's str.replace).
 std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
+// What Python's text mode reads (universal newlines): "\r\n" and a lone '\r' become '\n'.
+std::string universalNewlines(std::string text);
 // Python's textwrap.indent: `prefix` before every line that is not blank ('\n'-separated lines).
 std::string indentLines(std::string_view text, std::string_view prefix);
 
