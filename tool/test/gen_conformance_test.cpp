@@ -21,6 +21,8 @@
 //                escapes) with selections (selection.yaml, --op-registration-whitelist) and flags
 //   Fixture/*    the model fixtures tool/test/data/conformance/*.yaml; those torchgen.gen itself fails
 //                on are reported as skipped
+//   KernelNamespaces/*  tool/test/data/gen_conformance/kernel_namespaces.yaml (every kernel outside
+//                at::native) with --generate headers alone and with sources
 //   Checked/GenConformanceAotiHeaders.*  LibOps with checked-in c_shim_*.h headers (absent, equal,
 //                equal but CRLF, different), without --update-aoti-c-shim: exit codes, stdout, the error
 //   CommandLine/* argparse's rules: abbreviations, `--opt=value`, `-sVALUE`, nargs="*", refusals
@@ -201,6 +203,22 @@ std::vector<Config> fixtureConfigs() {
     c.fixture = p;
     c.fixtureTags = tags;
     out.push_back(c);
+  }
+  return out;
+}
+
+// Operators whose kernels are all outside at::native, with and without the sources phase.
+std::vector<Config> kernelNamespaceConfigs() {
+  std::vector<Config> out;
+  for (auto& [name, flags] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"HeadersOnly", {"--generate", "headers"}},
+           {"HeadersOnlyPerOperatorHeaders", {"--generate", "headers", "--per-operator-headers"}},
+           {"HeadersOnlyStaticDispatch", {"--generate", "headers", "--static-dispatch-backend", "CUDA"}},
+           {"SourcesAndHeadersPerOperatorHeaders", {"--generate", "sources", "headers", "--per-operator-headers"}}}) {
+    Config c{"KernelNamespaces" + name, Input::Fixture, flags};
+    c.fixture = genData() / "kernel_namespaces.yaml";
+    c.fixtureTags = genData() / "tags.yaml";
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -527,6 +545,7 @@ INSTANTIATE_TEST_SUITE_P(Aten, GenConformance, testing::ValuesIn(atenConfigs()),
 INSTANTIATE_TEST_SUITE_P(Subset, GenConformance, testing::ValuesIn(subsetConfigs()), configName);
 INSTANTIATE_TEST_SUITE_P(LibOps, GenConformance, testing::ValuesIn(libOpsConfigs()), configName);
 INSTANTIATE_TEST_SUITE_P(Fixture, GenConformance, testing::ValuesIn(fixtureConfigs()), configName);
+INSTANTIATE_TEST_SUITE_P(KernelNamespaces, GenConformance, testing::ValuesIn(kernelNamespaceConfigs()), configName);
 INSTANTIATE_TEST_SUITE_P(CommandLine, GenConformance, testing::ValuesIn(commandLineConfigs()), configName);
 
 // ---------------------------------------------------------------------------------------------------

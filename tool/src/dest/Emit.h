@@ -145,6 +145,9 @@ struct EmitContext {
   bool skipDispatcherOpRegistration = false;
   bool updateAotiCShim = false;
   bool extendAotiCShim = false;
+  // Whether the run generates sources (--generate): torchgen's sources phase, which runs before the
+  // headers, looks every dispatch key up in its defaultdict of backend indices.
+  bool generatesSources = true;
 
   support::Diagnostics& diags;
 

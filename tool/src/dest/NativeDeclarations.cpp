@@ -309,7 +309,7 @@ bool nativeDeclarationsSeeEmptyIndex(const EmitContext& ctx) {
   auto missing = [&](model::DispatchKey k) { return ctx.backendIndex(k).size() == 0; };
   for (const model::BackendIndex& index : ctx.staticDispatchIndices)
     if (index.size() == 0) return true;
-  return std::any_of(ctx.dispatchKeys.begin(), ctx.dispatchKeys.end(), missing);
+  return ctx.generatesSources && std::any_of(ctx.dispatchKeys.begin(), ctx.dispatchKeys.end(), missing);
 }
 
 }  // namespace opgen::dest

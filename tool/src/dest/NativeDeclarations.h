@@ -50,7 +50,11 @@ class NativeDeclarations {
 };
 
 // Whether torchgen's native declarations see an index without kernels beyond the model's: a static
-// dispatch key or (when sources are generated, which this assumes) a dispatch key without kernels.
+// dispatch key without kernels (looked up before any phase), or, when the run generates sources
+// (they come before the headers), a dispatch key without kernels. The headers phase itself looks the
+// dispatch keys up only after computing the native declarations. (An index without kernels adds an
+// empty `at::native` block to NativeFunctions.h and {op}_native.h when every kernel of an operator
+// is in another namespace.)
 bool nativeDeclarationsSeeEmptyIndex(const EmitContext& ctx);
 
 // The location of a function or group (its functional function's entry) for error reports.

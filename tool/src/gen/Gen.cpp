@@ -189,6 +189,7 @@ dest::EmitContext emitContext(const GenOptions& options, const model::Operators&
                         .skipDispatcherOpRegistration = options.skipDispatcherOpRegistration,
                         .updateAotiCShim = options.updateAotiCShim,
                         .extendAotiCShim = options.extendAotiCShim,
+                        .generatesSources = options.generates(phaseName(Phase::Sources)),
                         .diags = diags};
   // torchgen's backend_indices is a defaultdict: a key without kernels gets an empty index.
   for (DispatchKey k : options.staticDispatchKeys()) ctx.staticDispatchIndices.push_back(ctx.backendIndex(k));
