@@ -38,6 +38,9 @@ class LibraryWriter final : public dest::Writer {
     if (tmpl == nullptr) return std::nullopt;
     return tmpl->substitute(env, diags_);
   }
+  // Library mode reads no existing outputs and prints nothing (only `opgen gen` needs them).
+  Existing readExisting(std::string_view filename) override { return {prefix_ + std::string(filename), std::nullopt}; }
+  void print(std::string line) override { diags_.note({}, std::move(line)); }
   void writeSharded(const dest::Sharded& spec, std::size_t, const std::function<std::string(std::size_t)>&,
                     const std::function<dest::ShardEnv(std::size_t)>&) override {
     diags_.error({}, "internal error: library mode does not shard " + spec.filename + " with torchgen's rule");
