@@ -58,16 +58,6 @@ class LibraryWriter final : public dest::Writer {
   support::Diagnostics& diags_;
 };
 
-std::string replaceAll(std::string text, std::string_view from, std::string_view to) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t at = 0;
-  for (std::size_t hit; (hit = text.find(from, at)) != std::string::npos; at = hit + from.size())
-    out.append(text, at, hit - at).append(to);
-  out.append(text, at);
-  return out;
-}
-
 // The library's namespace: the one asked for, which every operator must use, or the first
 // operator's. Operators in another namespace are errors at their entries.
 std::optional<std::string> libraryNamespace(const LibraryOptions& options, const model::Operators& ops,
@@ -210,7 +200,7 @@ std::string spellForLibtorch1(std::string text) {
       {"C10_AS_INTARRAYREF_SLOW(", "c10::asIntArrayRefSlow("},
   };
   for (const auto& [from, to] : kRenames)
-    if (text.find(from) != std::string::npos) text = replaceAll(std::move(text), from, to);
+    if (text.find(from) != std::string::npos) text = support::replaceAll(text, from, to);
   return text;
 }
 
