@@ -64,7 +64,7 @@ support::Expected<std::string> backendSelectDefinition(const model::NativeFuncti
     computeDk = fillSnippet(kKeySetOfOptions, {{"key", kDispatchKeyOfOptions}});
   }
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, options);
-  return fillSnippet(kKernel, {{"schema", f.func.str()},
+  return fillSnippet(kKernel, {{"schema", f.schemaString},
                                {"head", sig.defn({.name = api::native::name(f.func)})},
                                {"compute_dk", computeDk},
                                {"op", f.func.name.unambiguousName()},

@@ -76,7 +76,7 @@ support::Expected<std::string> checkMethod(const model::NativeFunction& f) {
 support::Expected<std::string> functionDefinitions(const model::NativeFunction& f) {
   if (auto check = checkCppApi(f); !check) return check;
   const api::CppSignatureGroup group = cppSignatures(f, /*method=*/false);
-  const std::string schema = f.func.str();
+  const std::string& schema = f.schemaString;
   const std::string op = f.func.name.unambiguousName();
   const bool function = f.hasVariant(model::Variant::Function);
   const bool symint = f.func.hasSymInt();
@@ -111,7 +111,7 @@ support::Expected<std::string> tensorMethodDeclarations(const model::NativeFunct
 support::Expected<std::string> tensorMethodDefinitions(const model::NativeFunction& f) {
   if (auto check = checkMethod(f); !check) return check;
   const api::CppSignatureGroup group = cppSignatures(f, /*method=*/true);
-  const std::string schema = f.func.str();
+  const std::string& schema = f.schemaString;
   const std::string op = f.func.name.unambiguousName();
   const api::DispatcherSignature target = dispatcherSignature(f);
   std::string out;
@@ -127,7 +127,7 @@ support::Expected<std::string> tensorMethodDefinitions(const model::NativeFuncti
 support::Expected<std::string> redispatchDefinitions(const model::NativeFunction& f) {
   if (auto check = checkCppApi(f); !check) return check;
   const api::CppSignatureGroup group = cppSignatures(f, /*method=*/false);
-  const std::string schema = f.func.str();
+  const std::string& schema = f.schemaString;
   const std::string op = f.func.name.unambiguousName();
   const api::DispatcherSignature target = dispatcherSignature(f);
   std::string out;

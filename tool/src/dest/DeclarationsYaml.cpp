@@ -182,7 +182,7 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
   key(y, "overload_name", Scalar::str(func.name.overloadName));
   key(y, "manual_kernel_registration", Scalar::boolean(f.manualKernelRegistration));
   key(y, "category_override", Scalar::str(f.categoryOverride.value_or("")));
-  key(y, "schema_string", Scalar::str("aten::" + func.str()));
+  key(y, "schema_string", Scalar::str("aten::" + f.schemaString));
   y.str("arguments");
   sequence(y, sig.arguments(), [&](const api::Binding& b) {
     if (b.tensorOptions()) tensorOptionsYaml(y, b);

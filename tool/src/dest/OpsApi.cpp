@@ -57,7 +57,7 @@ support::Expected<std::string> operatorDeclaration(const model::NativeFunction& 
                                     {"schema_type", sig.type()},
                                     {"base", f.func.name.name.str()},
                                     {"overload", f.func.name.overloadName},
-                                    {"schema_str", cppString(f.func.str())},
+                                    {"schema_str", cppString(f.schemaString)},
                                     {"call", sig.defn({.name = "call"})},
                                     {"redispatch", sig.defn({.name = "redispatch", .isRedispatchingFn = true})}});
 }
@@ -67,7 +67,7 @@ support::Expected<std::string> operatorDefinitions(const model::NativeFunction& 
   if (auto check = checkCppApi(f); !check) return check;
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f));
   const std::string name = f.func.name.unambiguousName();
-  const std::string schema = f.func.str();
+  const std::string& schema = f.schemaString;
   const std::string args = api::joinNames(sig.arguments());
 
   std::string out = fillSnippet(kTypedHandle, {{"schema", schema}, {"name", name}});

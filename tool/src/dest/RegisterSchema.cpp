@@ -18,7 +18,7 @@ std::vector<std::string> registrationsOf(const std::vector<const model::NativeFu
   std::vector<std::string> out;
   for (const model::NativeFunction* f : functions) {
     if (!selector.isNativeFunctionSelected(*f)) continue;
-    const std::string schema = cppString(f->func.str());
+    const std::string schema = cppString(f->schemaString);
     if (f->tags.empty()) {
       out.push_back(std::string("m.def(").append(schema).append(", {});\n"));
       continue;

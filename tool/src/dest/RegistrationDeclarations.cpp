@@ -126,7 +126,7 @@ std::string registrationDeclaration(const model::NativeFunction& f, const std::v
   return fillSnippet(kDeclaration, {{"returns", api::dispatcher::returnsType(f.func.returns, options).cppType()},
                                     {"name", api::dispatcher::name(f.func)},
                                     {"args", args},
-                                    {"schema", jsonString("aten::" + f.func.str())},
+                                    {"schema", jsonString("aten::" + f.schemaString)},
                                     {"dispatch", hasBackendKernels(f, backends) ? "\"True\"" : "\"False\""},
                                     {"default", hasDefault ? "\"True\"" : "\"False\""}});
 }

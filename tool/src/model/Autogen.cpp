@@ -132,6 +132,7 @@ Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k) {
   if (func.isOutFn()) g->tags.insert("out");
   if (func.name.name.inplace) g->tags.insert("inplace");
   g->func = std::move(func);
+  g->schemaString = g->func.str();
   return Generated{std::move(g), BackendMetadata{kernel, false, "at::native"}};
 }
 

@@ -62,6 +62,9 @@ struct Location {
 struct NativeFunction {
   std::string ns;  // "aten" unless the func: text says "myops::..."
   FunctionSchema func;
+  // func.str(), computed once when the function is made (by the loader, or autogen): the output
+  // families need it for every function, and printing a schema is not cheap.
+  std::string schemaString;
   // The func: text as written (namespace prefix included); empty for generated functions.
   std::string funcText;
   bool explicitNamespace = false;  // func: was written with a "ns::" prefix
