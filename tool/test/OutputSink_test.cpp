@@ -103,6 +103,19 @@ TEST_F(OutputDirectorySink, WritesFilesAndCreatesParentDirectories) {
   EXPECT_EQ(entries(dir_ / "out/ops/deep"), List{"add.h"});  // no temporary file left
 }
 
+TEST_F(OutputDirectorySink, NewFilesHaveTheUmasksPermissions) {
+  const mode_t saved = ::umask(027);
+  Diagnostics diags;
+  DirectorySink sink(dir_, diags);
+  EXPECT_TRUE(sink.write("new.h", "new\n"));
+  ::umask(saved);
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(fs::status(dir_ / "new.h").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(slurp(dir_ / "new.h"), "new\n");
+  EXPECT_EQ(entries(dir_), List{"new.h"});
+}
+
 TEST_F(OutputDirectorySink, UnchangedContentIsNotTouched) {
   const fs::path file = dir_ / "gen/Same.h";
   const fs::file_time_type old = spitOld(file, "same\n");

@@ -62,8 +62,9 @@ class MemorySink final : public OutputSink {
 
 // Writes below a directory. A file whose content is already on disk is not touched (it keeps its
 // modification time, so the build system sees no change); otherwise the content goes to a
-// temporary file in the same directory that is renamed over the target, so a killed run never
-// leaves a half-written file. Parent directories are created as needed.
+// temporary file in the same directory that is renamed over the target (a new file: an unnamed
+// O_TMPFILE file that is then linked to its name), so a killed run never leaves a half-written
+// file. Parent directories are created as needed.
 class DirectorySink final : public OutputSink {
  public:
   DirectorySink(std::filesystem::path root, Diagnostics& diags);
