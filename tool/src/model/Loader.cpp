@@ -152,7 +152,7 @@ bool EntryParser::parseFunc(NativeFunction& f, YAML::Node& funcNode) {
   auto schema = FunctionSchema::parse(entity);
   if (!schema) return fail(funcNode, schema.error().message, entityOffset + std::max(0, schema.error().offset));
   f.func = schema.take();
-  f.schemaString = f.func.str();
+  f.schemaString = std::string(entity);  // parse() checked that the schema prints back as its text
   entryName_ = f.func.name.str();
   return true;
 }
