@@ -476,6 +476,20 @@ std::string summary(const Config& c, const Comparison& r) {
 // ---------------------------------------------------------------------------------------------------
 // The test
 
+// `torchgen-ref gen ARGS` run in refRoot and `opgen gen ARGS` in opgRoot.
+std::pair<ProcessResult, ProcessResult> runBoth(const std::vector<std::string>& args, const fs::path& refRoot,
+                                                const fs::path& opgRoot) {
+  std::vector<std::string> refArgs = {"gen"};
+  refArgs.insert(refArgs.end(), args.begin(), args.end());
+  opgen::test::ProcessOptions inRef, inOpgen;
+  inRef.cwd = refRoot;
+  inOpgen.cwd = opgRoot;
+  ProcessResult r = reference().run(refArgs, inRef);
+  std::vector<std::string> opgArgs = {opgen::test::opgenBinary().string(), "gen"};
+  opgArgs.insert(opgArgs.end(), args.begin(), args.end());
+  return {std::move(r), opgen::test::runProcess(opgArgs, inOpgen)};
+}
+
 class GenConformance : public testing::TestWithParam<Config> {};
 
 TEST_P(GenConformance, MatchesTorchgen) {
@@ -492,15 +506,7 @@ TEST_P(GenConformance, MatchesTorchgen) {
   fs::create_directories(opgRoot);
   const std::vector<std::string> args = commandLine(c, src);
 
-  std::vector<std::string> refArgs = {"gen"};
-  refArgs.insert(refArgs.end(), args.begin(), args.end());
-  opgen::test::ProcessOptions inRef, inOpgen;
-  inRef.cwd = refRoot;
-  inOpgen.cwd = opgRoot;
-  ProcessResult r = ref.run(refArgs, inRef);
-  std::vector<std::string> opgArgs = {opgen::test::opgenBinary().string(), "gen"};
-  opgArgs.insert(opgArgs.end(), args.begin(), args.end());
-  ProcessResult o = opgen::test::runProcess(opgArgs, inOpgen);
+  const auto [r, o] = runBoth(args, refRoot, opgRoot);
 
   switch (c.expect) {
     case Expect::Refused:
@@ -595,14 +601,7 @@ TEST_P(GenConformanceAotiHeaders, MatchesTorchgen) {
   const fs::path refRoot = work / "torchgen", opgRoot = work / "opgen";
   prepare(refRoot);
   prepare(opgRoot);
-  const std::vector<std::string> args = {"gen", "-s", src.string(), "-d", "aten", "--aoti-install-dir", "aoti"};
-  opgen::test::ProcessOptions inRef, inOpgen;
-  inRef.cwd = refRoot;
-  inOpgen.cwd = opgRoot;
-  ProcessResult r = ref.run(args, inRef);
-  std::vector<std::string> opgArgs = {opgen::test::opgenBinary().string()};
-  opgArgs.insert(opgArgs.end(), args.begin(), args.end());
-  ProcessResult o = opgen::test::runProcess(opgArgs, inOpgen);
+  const auto [r, o] = runBoth({"-s", src.string(), "-d", "aten", "--aoti-install-dir", "aoti"}, refRoot, opgRoot);
 
   const std::string changed = "The generated AOTInductor C shim header files have unexpectedly changed.";
   if (c.aten == Checked::Different) {
