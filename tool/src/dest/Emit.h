@@ -22,6 +22,8 @@
 
 namespace opgen::dest {
 
+class DirectApiCache;  // dest/RegisterDispatchKey.h
+
 // ---------------------------------------------------------------------------------------------
 // Writers: torchgen's FileManager (torchgen/utils.py) as the emitters see it.
 
@@ -156,6 +158,11 @@ struct EmitContext {
   // set_output_* also take the outputs' dimension names.
   std::string metaNamespace = "at::meta";
   bool legacyTorch = false;
+
+  // The direct C++ API of every function, computed once for the families that print it
+  // (Register{Key}.cpp, {Key}Functions_inl.h, ops/{op}_{key}_dispatch.h) and shared between their
+  // threads; when null, each family computes its own.
+  DirectApiCache* directApiCache = nullptr;
 
   // torchgen's backend_indices[key]: the key's index, or (a defaultdict's default) an empty index
   // whose dispatch key is Undefined when no kernel uses the key.

@@ -137,7 +137,8 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const Writers& out) {
 void emitPerOperatorDispatchHeaders(const EmitContext& ctx, const Writers& out) {
   const ByRootName byName(ctx.ops);
   const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
-  DirectApiCache apiCache;
+  DirectApiCache ownCache;
+  DirectApiCache& apiCache = ctx.directApiCache != nullptr ? *ctx.directApiCache : ownCache;
   for (model::DispatchKey key : ctx.dispatchKeys) {
     if (!ctx.isFunctionsKey(key)) continue;
     const std::string dispatchNamespace = lowerKeyName(key);

@@ -148,8 +148,13 @@ DirectApiCache::Entry::Entry(const model::NativeFunction& f, const api::Options&
 }
 
 const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f, const api::Options& options) {
-  return entries_.try_emplace({&f, options.constRefForMutableTensors, options.ilistRefForTensorLists}, f, options)
-      .first->second;
+  Slot* slot;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot = &slots_[{&f, options.constRefForMutableTensors, options.ilistRefForTensorLists}];
+  }
+  std::call_once(slot->made, [&] { slot->entry.emplace(f, options); });
+  return *slot->entry;
 }
 
 RegisterDispatchKeyEmitter::RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index,

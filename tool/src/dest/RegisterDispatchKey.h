@@ -16,6 +16,8 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -80,10 +82,16 @@ class DirectApiCache {
     std::string declarations;                          // "TORCH_API DECL;\n" for each signature
     std::vector<std::string> definitions;              // each signature's defn()
   };
+  // Thread-safe: each entry is computed once, by the first thread that asks for it.
   const Entry& get(const model::NativeFunction& f, const api::Options& options);
 
  private:
-  std::map<std::tuple<const model::NativeFunction*, bool, bool>, Entry> entries_;
+  struct Slot {
+    std::once_flag made;
+    std::optional<Entry> entry;
+  };
+  std::mutex mutex_;
+  std::map<std::tuple<const model::NativeFunction*, bool, bool>, Slot> slots_;  // nodes never move
 };
 
 class RegisterDispatchKeyEmitter {

@@ -437,13 +437,15 @@ std::vector<std::string> dispatchHeaderIncludes(const EmitContext& ctx, Dispatch
 
 void emitRegisterDispatchKey(const EmitContext& ctx, const Writers& out) {
   const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
-  DirectApiCache apiCache;
+  DirectApiCache ownCache;
+  DirectApiCache& apiCache = ctx.directApiCache != nullptr ? *ctx.directApiCache : ownCache;
   for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, apiCache);
 }
 
 void emitDispatchKeyFunctionsInl(const EmitContext& ctx, const Writers& out) {
   std::optional<KernelTable::Names> names;  // made when a header is rendered (not in a dry run)
-  DirectApiCache apiCache;
+  DirectApiCache ownCache;
+  DirectApiCache& apiCache = ctx.directApiCache != nullptr ? *ctx.directApiCache : ownCache;
   for (DispatchKey key : ctx.dispatchKeys) {
     if (!ctx.isFunctionsKey(key)) continue;
     out.forDispatchKey(key).writeWithTemplate(

@@ -22,6 +22,7 @@
 #include "dest/InternedStrings.h"
 #include "dest/OperatorHeaders.h"
 #include "dest/OpsApi.h"
+#include "dest/RegisterDispatchKey.h"
 #include "dest/RegisterDispatchKeyFiles.h"
 #include "dest/RegisterFunctionalization.h"
 #include "dest/RegisterSchema.h"
@@ -338,6 +339,8 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
     fms.xpu = std::make_unique<FileManager>(options.installDir, templateDir, options.dryRun, templates, outputs, diags);
 
   dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags);
+  dest::DirectApiCache directApi;
+  ctx.directApiCache = &directApi;
   const dest::Writers writers = fms.writers();
   std::vector<const Family*> todo;
   for (Phase phase : {Phase::Sources, Phase::Headers, Phase::DeclarationsYaml}) {
