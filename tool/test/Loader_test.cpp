@@ -117,7 +117,7 @@ TEST(Loader, LegacyLintsAreWarningsInFilesThatUseDimname) {
 
 TEST(LoaderErrors, YamlSyntax) {
   EXPECT_EQ(errorOf("- func: foo(Tensor self) -> Tensor\n  dispatch: [CPU\n"),
-            "ops.yaml:3:1: error: invalid YAML: end of sequence flow not found");
+            "ops.yaml:3:1: error: invalid YAML: while parsing a flow sequence: did not find expected ',' or ']'");
 }
 
 TEST(LoaderErrors, NotAList) {

@@ -37,15 +37,16 @@ bool splitNameParams(const std::string& text, std::string& name, std::vector<std
   return true;
 }
 
-std::optional<std::string> stringField(const YAML::Node& entry, const char* key, const std::string& path,
+std::optional<std::string> stringField(const support::YamlNode& entry, const char* key, const std::string& path,
                                        support::Diagnostics& diags) {
-  const YAML::Node v = entry[key];
-  if (!v || !v.IsScalar()) {
-    diags.error(support::locOf(v ? v : entry, path),
-                std::string("a deprecated signature needs '") + key + "': a string" + (v ? ", not " + support::describeNode(v) : ""));
+  const support::YamlNode& v = entry[key];
+  if (!v.isScalar()) {
+    diags.error(support::locOf(v.isDefined() ? v : entry, path),
+                std::string("a deprecated signature needs '") + key + "': a string" +
+                    (v.isDefined() ? ", not " + support::describeNode(v) : ""));
     return std::nullopt;
   }
-  return v.Scalar();
+  return v.text();
 }
 
 // Does the ATen schema accept the deprecated entry's call (torchgen's is_schema_compatible)?
@@ -80,14 +81,14 @@ std::optional<std::vector<DeprecatedEntry>> loadDeprecated(const std::string& pa
                                                            support::Diagnostics& diags) {
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
-  if (!doc->IsSequence()) {
+  if (!doc->isSequence()) {
     diags.error(support::locOf(*doc, path), "deprecated signatures must be a list, not " + support::describeNode(*doc));
     return std::nullopt;
   }
   std::vector<DeprecatedEntry> entries;
   bool ok = true;
-  for (const YAML::Node& node : *doc) {
-    if (!node.IsMap()) {
+  for (const support::YamlNode& node : doc->items()) {
+    if (!node.isMap()) {
       diags.error(support::locOf(node, path), "a deprecated signature must be a mapping, not " + support::describeNode(node));
       ok = false;
       continue;

@@ -13,18 +13,18 @@ namespace {
 using support::ScalarKind;
 
 // "'KEY' must be WHAT, not DESCRIPTION".
-std::string mustBe(std::string_view key, std::string_view what, const YAML::Node& n) {
+std::string mustBe(std::string_view key, std::string_view what, const support::YamlNode& n) {
   std::string out = "'";
   out.append(key).append("' must be ").append(what).append(", not ").append(support::describeNode(n));
   return out;
 }
 
 // Python's str() of a YAML scalar as PyYAML's safe loader types it.
-std::string pyStr(const YAML::Node& n) {
+std::string pyStr(const support::YamlNode& n) {
   switch (support::scalarKind(n)) {
     case ScalarKind::Null: return "None";
     case ScalarKind::Bool: return support::scalarBool(n) ? "True" : "False";
-    default: return n.IsScalar() ? n.Scalar() : "";
+    default: return n.isScalar() ? n.text() : "";
   }
 }
 
@@ -45,32 +45,28 @@ class SelectionReader {
  public:
   SelectionReader(const std::string& path, support::Diagnostics& diags) : path_(path), diags_(diags) {}
 
-  bool read(const YAML::Node& doc, SelectiveBuilderParts& out);
+  bool read(const support::YamlNode& doc, SelectiveBuilderParts& out);
 
  private:
-  bool fail(const YAML::Node& at, const std::string& message) {
+  bool fail(const support::YamlNode& at, const std::string& message) {
     diags_.error(support::locOf(at, path_), message);
     return false;
   }
-  bool getBool(const YAML::Node& map, std::string_view key, bool def, bool& out, std::string_view where);
-  bool getStringList(const YAML::Node& n, std::string_view what, std::vector<std::string>& out);
-  bool getStringSet(const YAML::Node& n, std::string_view what, std::set<std::string>& out);
-  bool readOperator(const std::string& name, const YAML::Node& info, SelectiveBuildOperator& op);
+  bool getBool(const support::YamlNode& map, std::string_view key, bool def, bool& out, std::string_view where);
+  bool getStringList(const support::YamlNode& n, std::string_view what, std::vector<std::string>& out);
+  bool getStringSet(const support::YamlNode& n, std::string_view what, std::set<std::string>& out);
+  bool readOperator(const std::string& name, const support::YamlNode& info, SelectiveBuildOperator& op);
 
   const std::string& path_;
   support::Diagnostics& diags_;
 };
 
-YAML::Node child(const YAML::Node& map, std::string_view key) {
-  for (const auto& kv : map)
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
-  return YAML::Node(YAML::NodeType::Undefined);
-}
+const support::YamlNode& child(const support::YamlNode& map, std::string_view key) { return map[key]; }
 
-bool SelectionReader::getBool(const YAML::Node& map, std::string_view key, bool def, bool& out,
+bool SelectionReader::getBool(const support::YamlNode& map, std::string_view key, bool def, bool& out,
                               std::string_view where) {
-  YAML::Node n = child(map, key);
-  if (!n.IsDefined()) {
+  const support::YamlNode& n = child(map, key);
+  if (!n.isDefined()) {
     out = def;
     return true;
   }
@@ -80,85 +76,85 @@ bool SelectionReader::getBool(const YAML::Node& map, std::string_view key, bool 
   return true;
 }
 
-bool SelectionReader::getStringList(const YAML::Node& n, std::string_view what, std::vector<std::string>& out) {
-  if (!n.IsSequence()) return fail(n, mustBe(what, "a list", n));
-  for (const auto& item : n) out.push_back(pyStr(item));
+bool SelectionReader::getStringList(const support::YamlNode& n, std::string_view what, std::vector<std::string>& out) {
+  if (!n.isSequence()) return fail(n, mustBe(what, "a list", n));
+  for (const support::YamlNode& item : n.items()) out.push_back(pyStr(item));
   return true;
 }
 
 // Python's set(ITERABLE): a list's items, a mapping's keys, a string's characters.
-bool SelectionReader::getStringSet(const YAML::Node& n, std::string_view what, std::set<std::string>& out) {
-  if (n.IsSequence()) {
-    for (const auto& item : n) out.insert(pyStr(item));
-  } else if (n.IsMap()) {
-    for (const auto& kv : n) out.insert(pyStr(kv.first));
+bool SelectionReader::getStringSet(const support::YamlNode& n, std::string_view what, std::set<std::string>& out) {
+  if (n.isSequence()) {
+    for (const support::YamlNode& item : n.items()) out.insert(pyStr(item));
+  } else if (n.isMap()) {
+    for (const auto& kv : n.entries()) out.insert(pyStr(kv.key));
   } else if (support::scalarKind(n) == ScalarKind::String) {
-    for (char c : n.Scalar()) out.insert(std::string(1, c));
+    for (char c : n.text()) out.insert(std::string(1, c));
   } else {
     return fail(n, mustBe(what, "a list", n));
   }
   return true;
 }
 
-bool SelectionReader::readOperator(const std::string& name, const YAML::Node& info, SelectiveBuildOperator& op) {
-  if (!info.IsMap()) return fail(info, "operator '" + name + "' must map to a mapping, not " + support::describeNode(info));
+bool SelectionReader::readOperator(const std::string& name, const support::YamlNode& info, SelectiveBuildOperator& op) {
+  if (!info.isMap()) return fail(info, "operator '" + name + "' must map to a mapping, not " + support::describeNode(info));
   static const std::vector<std::string_view> kKeys = {"name", "is_root_operator", "is_used_for_training",
                                                       "include_all_overloads", "debug_info"};
-  for (const auto& kv : info)
-    if (!kv.first.IsScalar() || std::find(kKeys.begin(), kKeys.end(), kv.first.Scalar()) == kKeys.end())
-      return fail(kv.first, "operator '" + name + "': unexpected key '" + pyStr(kv.first) + "'");
+  for (const auto& kv : info.entries())
+    if (!kv.key.isScalar() || std::find(kKeys.begin(), kKeys.end(), kv.key.text()) == kKeys.end())
+      return fail(kv.key, "operator '" + name + "': unexpected key '" + pyStr(kv.key) + "'");
   op.name = name;
-  if (YAML::Node n = child(info, "name"); n.IsDefined() && pyStr(n) != name)
+  if (const support::YamlNode& n = child(info, "name"); n.isDefined() && pyStr(n) != name)
     return fail(n, "operator '" + name + "': name mismatch: " + name + " != " + pyStr(n));
   const std::string where = "operator '" + name + "': ";
   if (!getBool(info, "is_root_operator", true, op.isRootOperator, where) ||
       !getBool(info, "is_used_for_training", true, op.isUsedForTraining, where) ||
       !getBool(info, "include_all_overloads", true, op.includeAllOverloads, where))
     return false;
-  if (YAML::Node n = child(info, "debug_info"); n.IsDefined()) {
+  if (const support::YamlNode& n = child(info, "debug_info"); n.isDefined()) {
     op.debugInfo.emplace();
     if (!getStringList(n, "debug_info", *op.debugInfo)) return false;
   }
   return true;
 }
 
-bool SelectionReader::read(const YAML::Node& doc, SelectiveBuilderParts& out) {
-  if (!doc.IsMap()) return fail(doc, "an operator selection file must be a mapping, not " + support::describeNode(doc));
+bool SelectionReader::read(const support::YamlNode& doc, SelectiveBuilderParts& out) {
+  if (!doc.isMap()) return fail(doc, "an operator selection file must be a mapping, not " + support::describeNode(doc));
   static const std::vector<std::string_view> kKeys = {
       "include_all_non_op_selectives", "include_all_operators", "debug_info", "operators", "kernel_metadata",
       "et_kernel_metadata", "custom_classes", "build_features"};
-  for (const auto& kv : doc)
-    if (!kv.first.IsScalar() || std::find(kKeys.begin(), kKeys.end(), kv.first.Scalar()) == kKeys.end())
-      return fail(kv.first, "unexpected top level key '" + pyStr(kv.first) + "'");
+  for (const auto& kv : doc.entries())
+    if (!kv.key.isScalar() || std::find(kKeys.begin(), kKeys.end(), kv.key.text()) == kKeys.end())
+      return fail(kv.key, "unexpected top level key '" + pyStr(kv.key) + "'");
   if (!getBool(doc, "include_all_operators", false, out.includeAllOperators, "") ||
       !getBool(doc, "include_all_non_op_selectives", false, out.includeAllNonOpSelectives, ""))
     return false;
-  if (YAML::Node n = child(doc, "debug_info"); n.IsDefined()) {
+  if (const support::YamlNode& n = child(doc, "debug_info"); n.isDefined()) {
     out.debugInfo.emplace();
     if (!getStringList(n, "debug_info", *out.debugInfo)) return false;
   }
-  if (YAML::Node n = child(doc, "operators"); n.IsDefined()) {
-    if (!n.IsMap()) return fail(n, "'operators' must be a mapping, not " + support::describeNode(n));
-    for (const auto& kv : n) {
+  if (const support::YamlNode& n = child(doc, "operators"); n.isDefined()) {
+    if (!n.isMap()) return fail(n, "'operators' must be a mapping, not " + support::describeNode(n));
+    for (const auto& kv : n.entries()) {
       SelectiveBuildOperator op;
-      if (!readOperator(pyStr(kv.first), kv.second, op)) return false;
+      if (!readOperator(pyStr(kv.key), kv.value, op)) return false;
       out.operators.insert_or_assign(op.name, std::move(op));
     }
   }
   for (auto [key, into] : {std::pair{"kernel_metadata", &out.kernelMetadata},
                            std::pair{"et_kernel_metadata", &out.etKernelMetadata}}) {
-    YAML::Node n = child(doc, key);
-    if (!n.IsDefined()) continue;
-    if (!n.IsMap()) return fail(n, "'" + std::string(key) + "' must be a mapping, not " + support::describeNode(n));
-    for (const auto& kv : n) {
+    const support::YamlNode& n = child(doc, key);
+    if (!n.isDefined()) continue;
+    if (!n.isMap()) return fail(n, "'" + std::string(key) + "' must be a mapping, not " + support::describeNode(n));
+    for (const auto& kv : n.entries()) {
       std::vector<std::string> values;
-      if (!getStringList(kv.second, key, values)) return false;
-      (*into)[pyStr(kv.first)] = std::move(values);
+      if (!getStringList(kv.value, key, values)) return false;
+      (*into)[pyStr(kv.key)] = std::move(values);
     }
   }
-  if (YAML::Node n = child(doc, "custom_classes"); n.IsDefined() && !getStringSet(n, "custom_classes", out.customClasses))
+  if (const support::YamlNode& n = child(doc, "custom_classes"); n.isDefined() && !getStringSet(n, "custom_classes", out.customClasses))
     return false;
-  if (YAML::Node n = child(doc, "build_features"); n.IsDefined() && !getStringSet(n, "build_features", out.buildFeatures))
+  if (const support::YamlNode& n = child(doc, "build_features"); n.isDefined() && !getStringSet(n, "build_features", out.buildFeatures))
     return false;
   return true;
 }

@@ -15,6 +15,7 @@ namespace opgen::model {
 using support::Diagnostics;
 using support::ScalarKind;
 using support::SourceLoc;
+using support::YamlNode;
 
 namespace {
 
@@ -40,7 +41,7 @@ using DispatchTable = std::vector<std::pair<DispatchKey, BackendMetadata>>;
 // Parses one `- func: ...` entry. Reports the first problem of the entry and gives up on it.
 class EntryParser {
  public:
-  EntryParser(const YAML::Node& entry, const std::string& path, const std::set<std::string>& validTags,
+  EntryParser(const YamlNode& entry, const std::string& path, const std::set<std::string>& validTags,
               const LoadOptions& options, Diagnostics& diags, std::vector<support::Diagnostic>& lints)
       : e_(entry), path_(path), validTags_(validTags), options_(options), diags_(diags), lints_(lints) {}
 
@@ -48,34 +49,23 @@ class EntryParser {
 
  private:
   // Error at a node (or at an offset inside a scalar node), naming the entry.
-  bool fail(const YAML::Node& at, const std::string& message, int offset = 0) {
+  bool fail(const YamlNode& at, const std::string& message, int offset = 0) {
     SourceLoc loc = support::locOf(at, path_).shifted(offset);
     diags_.error(loc, entryName_.empty() ? message : "in '" + entryName_ + "': " + message);
     return false;
   }
 
   // A rule that older files may break: decided later whether it is an error or a warning.
-  void lint(const YAML::Node& at, const std::string& message) {
+  void lint(const YamlNode& at, const std::string& message) {
     lints_.push_back({support::Severity::Error, support::locOf(at, path_), "in '" + entryName_ + "': " + message});
   }
 
   // The value of the entry's first `key`, or an undefined node.
-  YAML::Node get(std::string_view key) const {
-    if (!indexed_) index();
-    for (const auto& [k, value] : keys_)
-      if (k == key) return value;
-    return YAML::Node(YAML::NodeType::Undefined);
-  }
-
-  // Lists the entry's keys and values once: walking a yaml-cpp mapping costs far more than this list.
-  void index() const {
-    for (const auto& kv : e_) keys_.emplace_back(kv.first.Scalar(), kv.second);
-    indexed_ = true;
-  }
+  const YamlNode& get(std::string_view key) const { return e_[key]; }
 
   bool getBool(std::string_view key, bool def, bool& out) {
-    YAML::Node n = get(key);
-    if (!n.IsDefined()) {
+    const YamlNode& n = get(key);
+    if (!n.isDefined()) {
       out = def;
       return true;
     }
@@ -87,25 +77,25 @@ class EntryParser {
 
   // A string-valued key; absent or null gives nullopt.
   bool getString(std::string_view key, std::optional<std::string>& out) {
-    YAML::Node n = get(key);
-    if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
+    const YamlNode& n = get(key);
+    if (!n.isDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
     if (support::scalarKind(n) != ScalarKind::String)
       return fail(n, "'" + std::string(key) + "' must be a string, not " + support::describeNode(n));
-    out = n.Scalar();
+    out = n.text();
     return true;
   }
 
   bool checkKeys();
-  bool parseFunc(NativeFunction& f, YAML::Node& funcNode);
+  bool parseFunc(NativeFunction& f, const YamlNode*& funcNode);
   bool parseVariants(NativeFunction& f);
   bool parseTags(NativeFunction& f);
   bool parseDispatch(NativeFunction& f, DispatchTable& dispatch);
   bool parseUfunc(NativeFunction& f, DispatchTable& dispatch);
   bool parsePrecomputed(NativeFunction& f);
   bool parseAutogen(NativeFunction& f);
-  bool checkInvariants(const NativeFunction& f, const YAML::Node& funcNode);
+  bool checkInvariants(const NativeFunction& f, const YamlNode& funcNode);
 
-  const YAML::Node& e_;
+  const YamlNode& e_;
   const std::string& path_;
   const std::set<std::string>& validTags_;
   const LoadOptions& options_;
@@ -116,28 +106,27 @@ class EntryParser {
   Diagnostics& diags_;
   std::vector<support::Diagnostic>& lints_;
   std::string entryName_;
-  mutable std::vector<std::pair<std::string, YAML::Node>> keys_;  // filled by index()
-  mutable bool indexed_ = false;
 };
 
 bool EntryParser::checkKeys() {
   std::set<std::string> seen;
-  for (const auto& kv : e_) {
-    if (!kv.first.IsScalar()) return fail(kv.first, "keys of an entry must be strings");
-    const std::string& key = kv.first.Scalar();
+  for (const auto& kv : e_.entries()) {
+    if (!kv.key.isScalar()) return fail(kv.key, "keys of an entry must be strings");
+    const std::string& key = kv.key.text();
     if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
-      return fail(kv.first, "unknown key '" + key + "'");
-    if (!seen.insert(key).second) return fail(kv.first, "duplicate key '" + key + "'");
+      return fail(kv.key, "unknown key '" + key + "'");
+    if (!seen.insert(key).second) return fail(kv.key, "duplicate key '" + key + "'");
   }
   return true;
 }
 
-bool EntryParser::parseFunc(NativeFunction& f, YAML::Node& funcNode) {
-  funcNode = get("func");
-  if (!funcNode.IsDefined()) return fail(e_, "entry has no 'func' key");
+bool EntryParser::parseFunc(NativeFunction& f, const YamlNode*& funcNodeOut) {
+  const YamlNode& funcNode = get("func");
+  funcNodeOut = &funcNode;
+  if (!funcNode.isDefined()) return fail(e_, "entry has no 'func' key");
   if (support::scalarKind(funcNode) != ScalarKind::String)
     return fail(funcNode, "'func' must be a string, not " + support::describeNode(funcNode));
-  const std::string& text = funcNode.Scalar();
+  const std::string& text = funcNode.text();
   f.funcText = text;
   // At most one level of namespace: "myops::foo(...)".
   auto parts = support::split(text, "::");
@@ -158,12 +147,12 @@ bool EntryParser::parseFunc(NativeFunction& f, YAML::Node& funcNode) {
 }
 
 bool EntryParser::parseVariants(NativeFunction& f) {
-  YAML::Node n = get("variants");
+  const YamlNode& n = get("variants");
   std::string text = "function";
-  if (n.IsDefined()) {
+  if (n.isDefined()) {
     if (support::scalarKind(n) != ScalarKind::String)
       return fail(n, "'variants' must be a string such as 'function, method', not " + support::describeNode(n));
-    text = n.Scalar();
+    text = n.text();
   }
   int offset = 0;
   for (auto v : support::split(text, ", ")) {
@@ -176,36 +165,36 @@ bool EntryParser::parseVariants(NativeFunction& f) {
 }
 
 bool EntryParser::parseTags(NativeFunction& f) {
-  YAML::Node n = get("tags");
-  std::vector<std::pair<std::string, YAML::Node>> tags;
-  if (n.IsDefined()) {
-    if (n.IsSequence()) {
-      for (const auto& t : n) {
+  const YamlNode& n = get("tags");
+  std::vector<std::pair<std::string, const YamlNode*>> tags;
+  if (n.isDefined()) {
+    if (n.isSequence()) {
+      for (const YamlNode& t : n.items()) {
         if (support::scalarKind(t) != ScalarKind::String) return fail(t, "a tag must be a string");
-        tags.emplace_back(t.Scalar(), t);
+        tags.emplace_back(t.text(), &t);
       }
     } else if (support::scalarKind(n) == ScalarKind::String) {
-      tags.emplace_back(n.Scalar(), n);
+      tags.emplace_back(n.text(), &n);
     } else {
       return fail(n, "'tags' must be a string or a list of strings, not " + support::describeNode(n));
     }
   }
   // torchgen adds these when tags.yaml declares them.
-  if (f.ns == "aten" && validTags_.count("pt2_compliant_tag")) tags.emplace_back("pt2_compliant_tag", e_);
-  if (f.func.isOutFn() && validTags_.count("out")) tags.emplace_back("out", e_);
-  if (f.func.name.name.inplace && validTags_.count("inplace")) tags.emplace_back("inplace", e_);
+  if (f.ns == "aten" && validTags_.count("pt2_compliant_tag")) tags.emplace_back("pt2_compliant_tag", &e_);
+  if (f.func.isOutFn() && validTags_.count("out")) tags.emplace_back("out", &e_);
+  if (f.func.name.name.inplace && validTags_.count("inplace")) tags.emplace_back("inplace", &e_);
   for (const auto& [t, node] : tags) {
-    if (validTags_.empty()) return fail(node, "tag '" + t + "' used but tags.yaml declares no tags");
-    if (!validTags_.count(t)) return fail(node, "illegal tag '" + t + "' (not declared in tags.yaml)");
+    if (validTags_.empty()) return fail(*node, "tag '" + t + "' used but tags.yaml declares no tags");
+    if (!validTags_.count(t)) return fail(*node, "illegal tag '" + t + "' (not declared in tags.yaml)");
     f.tags.insert(t);
   }
   return true;
 }
 
 bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
-  YAML::Node n = get("dispatch");
+  const YamlNode& n = get("dispatch");
   const std::string defaultName = cppName(f.func);
-  if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) {
+  if (!n.isDefined() || support::scalarKind(n) == ScalarKind::Null) {
     if (f.structured || f.structuredDelegate) return true;
     const std::string name = f.func.name.name.str();
     if (support::startsWith(name, "new_") || support::endsWith(name, "_like") ||
@@ -217,31 +206,31 @@ bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
                           BackendMetadata{defaultName, false, kernelNamespace(f) + "::native"});
     return true;
   }
-  if (!n.IsMap()) return fail(n, "'dispatch' must be a mapping from dispatch keys to kernel names, not " + support::describeNode(n));
+  if (!n.isMap()) return fail(n, "'dispatch' must be a mapping from dispatch keys to kernel names, not " + support::describeNode(n));
   if (f.manualKernelRegistration)
     return fail(n, "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect!");
   bool redundantCompositeImplicit = false;
   int numKeys = 0;
-  for (const auto& kv : n) {
-    if (!kv.first.IsScalar()) return fail(kv.first, "illegal dispatch key");
-    if (support::scalarKind(kv.second) != ScalarKind::String)
-      return fail(kv.second, "illegal dispatch value: the kernel name must be a string, not " + support::describeNode(kv.second));
-    const std::string& keys = kv.first.Scalar();
-    const std::string& kernel = kv.second.Scalar();
+  for (const auto& kv : n.entries()) {
+    if (!kv.key.isScalar()) return fail(kv.key, "illegal dispatch key");
+    if (support::scalarKind(kv.value) != ScalarKind::String)
+      return fail(kv.value, "illegal dispatch value: the kernel name must be a string, not " + support::describeNode(kv.value));
+    const std::string& keys = kv.key.text();
+    const std::string& kernel = kv.value.text();
     int offset = 0;
     for (auto rawKey : support::split(keys, ",")) {
       int here = offset + static_cast<int>(rawKey.find_first_not_of(' ') == std::string_view::npos ? 0 : rawKey.find_first_not_of(' '));
       offset += static_cast<int>(rawKey.size()) + 1;
       std::string_view keyName = support::trim(rawKey);
       auto key = parseDispatchKey(keyName);
-      if (!key) return fail(kv.first, "unknown dispatch key '" + std::string(keyName) + "'", here);
+      if (!key) return fail(kv.key, "unknown dispatch key '" + std::string(keyName) + "'", here);
       ++numKeys;
       if (options_.ignoreKeys.count(*key)) continue;
       if (!isSupportedDispatchKey(*key))
-        return fail(kv.first, "dispatch key " + std::string(keyName) + " of kernel " + kernel + " is not a supported dispatch key", here);
+        return fail(kv.key, "dispatch key " + std::string(keyName) + " of kernel " + kernel + " is not a supported dispatch key", here);
       auto kparts = support::split(kernel, "::");
       if (kparts.size() > 4)
-        return fail(kv.second, "codegen doesn't support more than 3 level(s) of custom namespace; got '" +
+        return fail(kv.value, "codegen doesn't support more than 3 level(s) of custom namespace; got '" +
                                    kernel.substr(0, kernel.rfind("::")) + "'");
       std::string kernelNs = kparts.size() > 1 ? kernel.substr(0, kernel.rfind("::")) : kernelNamespace(f);
       BackendMetadata m{std::string(kparts.back()), f.structured && isStructuredDispatchKey(*key), kernelNs + "::native"};
@@ -311,20 +300,20 @@ bool parseInnerLoop(const std::string& value, UfuncKey key, UfuncInnerLoop& out,
 }
 
 bool EntryParser::parseUfunc(NativeFunction& f, DispatchTable& dispatch) {
-  YAML::Node n = get("ufunc_inner_loop");
-  if (!n.IsDefined()) return true;
+  const YamlNode& n = get("ufunc_inner_loop");
+  if (!n.isDefined()) return true;
   std::string error;
   if (support::scalarKind(n) == ScalarKind::String) {
     UfuncInnerLoop loop;
-    if (!parseInnerLoop(n.Scalar(), UfuncKey::Generic, loop, error)) return fail(n, error);
+    if (!parseInnerLoop(n.text(), UfuncKey::Generic, loop, error)) return fail(n, error);
     f.ufuncInnerLoop[UfuncKey::Generic] = std::move(loop);
-  } else if (n.IsMap()) {
-    for (const auto& kv : n) {
-      auto key = parseUfuncKey(kv.first.Scalar());
-      if (!key) return fail(kv.first, "unknown ufunc key '" + kv.first.Scalar() + "'");
-      if (support::scalarKind(kv.second) != ScalarKind::String) return fail(kv.second, "ufunc_inner_loop value is not a string");
+  } else if (n.isMap()) {
+    for (const auto& kv : n.entries()) {
+      auto key = parseUfuncKey(kv.key.text());
+      if (!key) return fail(kv.key, "unknown ufunc key '" + kv.key.text() + "'");
+      if (support::scalarKind(kv.value) != ScalarKind::String) return fail(kv.value, "ufunc_inner_loop value is not a string");
       UfuncInnerLoop loop;
-      if (!parseInnerLoop(kv.second.Scalar(), *key, loop, error)) return fail(kv.second, error);
+      if (!parseInnerLoop(kv.value.text(), *key, loop, error)) return fail(kv.value, error);
       f.ufuncInnerLoop[*key] = std::move(loop);
     }
   } else {
@@ -342,12 +331,12 @@ bool EntryParser::parseUfunc(NativeFunction& f, DispatchTable& dispatch) {
 }
 
 bool EntryParser::parsePrecomputed(NativeFunction& f) {
-  YAML::Node n = get("precomputed");
-  if (!n.IsDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
+  const YamlNode& n = get("precomputed");
+  if (!n.isDefined() || support::scalarKind(n) == ScalarKind::Null) return true;
   if (!f.structured) return fail(n, "precomputed requires structured: True");
-  if (!n.IsSequence() || n.size() == 0) return fail(n, "precomputed must be a non-empty list of strings");
+  if (!n.isSequence() || n.size() == 0) return fail(n, "precomputed must be a non-empty list of strings");
   Precompute p;
-  auto parseList = [&](const YAML::Node& at, std::string_view list, std::vector<Argument>& out) {
+  auto parseList = [&](const YamlNode& at, std::string_view list, std::vector<Argument>& out) {
     for (auto item : support::split(list, ",")) {
       auto arg = Argument::parse(support::trim(item));
       if (!arg) return fail(at, "in precomputed: " + arg.error().message);
@@ -358,14 +347,11 @@ bool EntryParser::parsePrecomputed(NativeFunction& f) {
     }
     return true;
   };
-  // Entries are parsed on several threads: nodes are only read, by iteration (yaml-cpp's operator[]
-  // may touch the document's shared memory).
   const size_t count = n.size();
-  size_t i = 0;
-  for (auto it = n.begin(); it != n.end(); ++it, ++i) {
-    const YAML::Node item = *it;
+  for (size_t i = 0; i < count; ++i) {
+    const YamlNode& item = n.items()[i];
     if (support::scalarKind(item) != ScalarKind::String) return fail(item, "precomputed item must be a string");
-    const std::string& s = item.Scalar();
+    const std::string& s = item.text();
     size_t arrow = s.find(" -> ");
     if (arrow == std::string::npos) {
       if (i + 1 != count)
@@ -389,12 +375,12 @@ bool EntryParser::parsePrecomputed(NativeFunction& f) {
 }
 
 bool EntryParser::parseAutogen(NativeFunction& f) {
-  YAML::Node n = get("autogen");
-  if (!n.IsDefined()) return true;
+  const YamlNode& n = get("autogen");
+  if (!n.isDefined()) return true;
   if (support::scalarKind(n) != ScalarKind::String) return fail(n, "'autogen' must be a string, not " + support::describeNode(n));
-  if (n.Scalar().empty()) return true;
+  if (n.text().empty()) return true;
   int offset = 0;
-  for (auto name : support::split(n.Scalar(), ", ")) {
+  for (auto name : support::split(n.text(), ", ")) {
     auto op = OperatorName::parse(name);
     if (!op) return fail(n, "in autogen: " + op.error().message, offset);
     f.autogen.push_back(op.take());
@@ -404,7 +390,7 @@ bool EntryParser::parseAutogen(NativeFunction& f) {
 }
 
 // torchgen's NativeFunction.__post_init__ checks.
-bool EntryParser::checkInvariants(const NativeFunction& f, const YAML::Node& funcNode) {
+bool EntryParser::checkInvariants(const NativeFunction& f, const YamlNode& funcNode) {
   if (!f.func.arguments.out.empty() && f.variants != std::set<Variant>{Variant::Function})
     return fail(get("variants"), "native functions with out arguments MUST be declared with only function variant; "
                                  "e.g., variants: function");
@@ -440,15 +426,15 @@ bool EntryParser::checkInvariants(const NativeFunction& f, const YAML::Node& fun
 }
 
 bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
-  if (!e_.IsMap()) return fail(e_, "an entry must be a mapping with a 'func' key, not " + support::describeNode(e_));
-  YAML::Node funcNode;
+  if (!e_.isMap()) return fail(e_, "an entry must be a mapping with a 'func' key, not " + support::describeNode(e_));
+  const YamlNode* funcNode = nullptr;
   if (!parseFunc(f, funcNode) || !checkKeys()) return false;
   const SourceLoc at = support::locOf(e_, path_);
   f.loc = Location{path_, at.line, at.column};
 
-  if (YAML::Node n = get("cpp_no_default_args"); n.IsDefined()) {
-    if (!n.IsSequence()) return fail(n, "cpp_no_default_args must be a list of argument names");
-    for (const auto& a : n) f.cppNoDefaultArgs.insert(a.Scalar());
+  if (const YamlNode& n = get("cpp_no_default_args"); n.isDefined()) {
+    if (!n.isSequence()) return fail(n, "cpp_no_default_args must be a list of argument names");
+    for (const YamlNode& a : n.items()) f.cppNoDefaultArgs.insert(a.text());
   }
   if (!getBool("use_const_ref_for_mutable_tensors", false, f.useConstRefForMutableTensors)) return false;
   if (f.useConstRefForMutableTensors && !f.func.arguments.out.empty())
@@ -517,12 +503,12 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
       if (isStructuredDispatchKey(k))
         return fail(get("dispatch"), "if structured_delegate, then must not have " + std::string(dispatchKeyName(k)) +
                                          " in dispatch dictionary (it is delegated!)");
-  return checkInvariants(f, funcNode);
+  return checkInvariants(f, *funcNode);
 }
 
 // torchgen's error_check_native_functions: checks across entries.
 void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>& fs,
-                        const std::vector<YAML::Node>& nodes, const std::string& path, std::vector<support::Diagnostic>& lints,
+                        const std::vector<const YamlNode*>& nodes, const std::string& path, std::vector<support::Diagnostic>& lints,
                         Diagnostics& diags) {
   std::map<std::string, const NativeFunction*> byName;
   std::set<std::string> baseNames;
@@ -534,8 +520,8 @@ void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>
     const NativeFunction& f = *fs[i];
     const std::string name = f.func.name.str();
     auto at = [&](std::string_view key) {
-      YAML::Node n = nodes[i][std::string(key)];
-      return support::locOf(n.IsDefined() ? n : nodes[i], path);
+      const YamlNode& n = (*nodes[i])[key];
+      return support::locOf(n.isDefined() ? n : *nodes[i], path);
     };
     if (f.structuredDelegate) {
       auto it = byName.find(f.structuredDelegate->str());
@@ -600,7 +586,7 @@ constexpr size_t kParallelEntries = 512;
 
 // Parses every entry; entries are independent, so the second half is parsed on another thread
 // when there are many. Each entry keeps its own reports, to be merged in entry order.
-std::vector<ParsedEntry> parseEntries(const std::vector<YAML::Node>& entries, const std::string& path,
+std::vector<ParsedEntry> parseEntries(const std::vector<YamlNode>& entries, const std::string& path,
                                       const std::set<std::string>& validTags, const LoadOptions& options) {
   std::vector<ParsedEntry> parsed(entries.size());
   auto parseRange = [&](size_t begin, size_t end) {
@@ -628,19 +614,19 @@ std::optional<std::set<std::string>> loadTags(const std::string& path, std::stri
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
   std::set<std::string> tags;
-  if (doc->IsNull()) return tags;
-  if (!doc->IsSequence()) {
+  if (doc->isNull()) return tags;
+  if (!doc->isSequence()) {
     diags.error(support::locOf(*doc, path), "tags.yaml must be a list of '- tag: NAME' entries, not " + support::describeNode(*doc));
     return std::nullopt;
   }
-  for (const auto& e : *doc) {
-    if (!e.IsMap() || !e["tag"].IsDefined() || support::scalarKind(e["tag"]) != ScalarKind::String) {
+  for (const YamlNode& e : doc->items()) {
+    if (!e.isMap() || !e["tag"].isDefined() || support::scalarKind(e["tag"]) != ScalarKind::String) {
       diags.error(support::locOf(e, path), "a tags.yaml entry must be a mapping with a string 'tag' key");
       continue;
     }
-    const std::string name = e["tag"].Scalar();
-    YAML::Node desc = e["desc"];
-    if (!desc.IsDefined() || !desc.IsScalar() || desc.Scalar().empty()) {
+    const std::string name = e["tag"].text();
+    const YamlNode& desc = e["desc"];
+    if (!desc.isDefined() || !desc.isScalar() || desc.text().empty()) {
       diags.error(support::locOf(e, path), "tag '" + name + "' must have a non-empty description");
       continue;
     }
@@ -656,12 +642,12 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   const int errorsBefore = diags.errorCount();
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
-  if (doc->IsNull()) return Operators({}, {}, validTags);  // no functions, no groups
-  if (!doc->IsSequence()) {
+  if (doc->isNull()) return Operators({}, {}, validTags);  // no functions, no groups
+  if (!doc->isSequence()) {
     diags.error(support::locOf(*doc, path), "native_functions.yaml must be a list of entries, not " + support::describeNode(*doc));
     return std::nullopt;
   }
-  std::vector<YAML::Node> entries(doc->begin(), doc->end());
+  const std::vector<YamlNode>& entries = doc->items();
   std::vector<ParsedEntry> parsed = parseEntries(entries, path, validTags, options);
   std::vector<std::string_view> lines;
   for (std::size_t at = 0; at <= content.size();) {
@@ -670,7 +656,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     at = end + 1;
   }
   std::vector<std::unique_ptr<const NativeFunction>> functions;
-  std::vector<YAML::Node> nodes;
+  std::vector<const YamlNode*> nodes;
   BackendIndices indices;
   std::vector<support::Diagnostic> lints;
   bool usesDimname = false;
@@ -679,7 +665,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     diags.append(p.diags);
     lints.insert(lints.end(), std::make_move_iterator(p.lints.begin()), std::make_move_iterator(p.lints.end()));
     if (!p.function) continue;
-    const YAML::Node& entry = entries[i];
+    const YamlNode& entry = entries[i];
     std::unique_ptr<NativeFunction>& f = p.function;
     f->doc = leadingComment(lines, f->loc.line);
     for (const Argument* a : f->func.arguments.flatAll()) usesDimname = usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
@@ -687,18 +673,16 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
       if (!indices.add(key, f->func.name, std::move(m)))
         diags.error(support::locOf(entry, path), "duplicate operator " + f->func.name.str() + " for dispatch key " +
                                                      std::string(dispatchKeyName(key)));
-    nodes.push_back(entry);
+    nodes.push_back(&entry);
     functions.push_back(std::move(f));
   }
   if (diags.errorCount() > errorsBefore) return std::nullopt;
   checkAcrossEntries(functions, nodes, path, lints, diags);
-  // The YAML nodes are no longer needed: a large document is freed on another thread meanwhile.
-  // (yaml-cpp nodes share their document's memory, so the last holder frees it: the thread.)
+  // The YAML tree is no longer needed: a large one is freed on another thread meanwhile.
   std::jthread release;
   if (entries.size() >= kParallelEntries) {
-    auto held = std::make_pair(std::move(entries), std::move(nodes));
-    doc.reset();
-    release = std::jthread([held = std::move(held)] {});
+    nodes.clear();
+    release = std::jthread([held = std::move(*doc)] {});
   }
   const bool legacy = options.edition == LoadOptions::Edition::Legacy ||
                       (options.edition == LoadOptions::Edition::Auto && usesDimname);

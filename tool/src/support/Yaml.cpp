@@ -1,96 +1,191 @@
 #include "support/Yaml.h"
 
-#include <algorithm>
+#include <map>
 #include <regex>
-#include <thread>
+
+#include <yaml.h>
 
 namespace opgen::support {
 
+// --- YamlNode --------------------------------------------------------------------------------
+
+YamlNode YamlNode::scalar(std::string text, bool plain, int line, int column) {
+  YamlNode n(Kind::Scalar, line, column);
+  n.text_ = std::move(text);
+  n.plain_ = plain;
+  return n;
+}
+
+const std::vector<YamlNode>& YamlNode::noChildren() {
+  static const std::vector<YamlNode> none;
+  return none;
+}
+
+const YamlNode& YamlNode::undefined() {
+  static const YamlNode node;
+  return node;
+}
+
+const YamlNode& YamlNode::operator[](std::string_view key) const {
+  for (const auto& [k, value] : entries())
+    if (k.isScalar() && k.text() == key) return value;
+  return undefined();
+}
+
+// --- Reading ---------------------------------------------------------------------------------
+
 namespace {
 
-// Documents smaller than this are parsed in one piece.
-constexpr size_t kSplitThreshold = 256 * 1024;
+// libyaml's parser and event, released however the reading ends.
+struct Parser {
+  yaml_parser_t parser;
+  Parser() { yaml_parser_initialize(&parser); }
+  ~Parser() { yaml_parser_delete(&parser); }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+};
+struct Event {
+  yaml_event_t event;
+  ~Event() { yaml_event_delete(&event); }
+};
 
-// Where a large document that is one block sequence at column 0 (a line starting with "- " before
-// any other content line) can be cut in two pieces that parse to the halves of its items: the start
-// of an item line past the middle. npos when the text has directives, document markers or '\r'
-// (line counting), or is small.
-size_t sequenceSplitPoint(std::string_view text) {
-  if (text.size() < kSplitThreshold || text.find('\r') != std::string_view::npos) return std::string_view::npos;
-  bool sawItem = false;
-  size_t split = std::string_view::npos;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    if (line.starts_with('%') || line.starts_with("---") || line.starts_with("...")) return std::string_view::npos;
-    const size_t content = line.find_first_not_of(' ');
-    const bool item = line.starts_with("- ");
-    if (!sawItem && content != std::string_view::npos && line[content] != '#' && !item) return std::string_view::npos;
-    sawItem = sawItem || item;
-    if (item && split == std::string_view::npos && start >= text.size() / 2) split = start;
-    start = end + 1;
+std::string anchorOf(const yaml_char_t* anchor) { return anchor ? reinterpret_cast<const char*>(anchor) : std::string(); }
+
+// Builds the tree from libyaml's events: a stack of the open collections (and, for a mapping, its
+// pending key), anchors resolved by copying the anchored node, as PyYAML's composer shares it.
+class TreeBuilder {
+ public:
+  // Returns false with `problem` and its 0-based position set.
+  bool read(std::string_view content, std::optional<YamlNode>& doc) {
+    Parser p;
+    yaml_parser_set_input_string(&p.parser, reinterpret_cast<const unsigned char*>(content.data()), content.size());
+    int documents = 0;
+    for (;;) {
+      Event e;
+      if (!yaml_parser_parse(&p.parser, &e.event)) {
+        const yaml_mark_t& m = p.parser.problem_mark;
+        problem = p.parser.problem ? p.parser.problem : "cannot parse";
+        if (p.parser.context) problem = std::string(p.parser.context) + ": " + problem;
+        line = static_cast<int>(m.line);
+        column = static_cast<int>(m.column);
+        return false;
+      }
+      const yaml_mark_t& at = e.event.start_mark;
+      const int l = static_cast<int>(at.line), c = static_cast<int>(at.column);
+      switch (e.event.type) {
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+        case YAML_NO_EVENT: break;
+        case YAML_STREAM_END_EVENT:
+          if (!doc) doc = YamlNode::null(-1, -1);
+          return true;
+        case YAML_DOCUMENT_START_EVENT:
+          if (++documents > 1) {  // PyYAML's yaml.load reads exactly one document
+            problem = "expected a single document in the stream, but found another document";
+            line = l;
+            column = c;
+            return false;
+          }
+          break;
+        case YAML_ALIAS_EVENT: {
+          const auto found = anchors_.find(anchorOf(e.event.data.alias.anchor));
+          if (found == anchors_.end()) {
+            problem = "found undefined alias '" + anchorOf(e.event.data.alias.anchor) + "'";
+            line = l;
+            column = c;
+            return false;
+          }
+          YamlNode copy = found->second;
+          finish(std::move(copy), {}, doc);
+          break;
+        }
+        case YAML_SCALAR_EVENT: {
+          const auto& s = e.event.data.scalar;
+          std::string text(reinterpret_cast<const char*>(s.value), s.length);
+          // A plain "", "~" or "null" is a null node (PyYAML's None), not a scalar.
+          const bool plain = s.plain_implicit != 0 && s.style == YAML_PLAIN_SCALAR_STYLE;
+          const bool null = plain && (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL");
+          finish(null ? YamlNode::null(l, c) : YamlNode::scalar(std::move(text), plain, l, c), anchorOf(s.anchor), doc);
+          break;
+        }
+        case YAML_SEQUENCE_START_EVENT:
+          open_.push_back({YamlNode::sequence(l, c), anchorOf(e.event.data.sequence_start.anchor), {}, false});
+          break;
+        case YAML_MAPPING_START_EVENT:
+          open_.push_back({YamlNode::map(l, c), anchorOf(e.event.data.mapping_start.anchor), {}, false});
+          break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: {
+          Open done = std::move(open_.back());
+          open_.pop_back();
+          finish(std::move(done.node), std::move(done.anchor), doc);
+          break;
+        }
+      }
+    }
   }
-  return split;
-}
 
-std::optional<YAML::Node> loadOrNothing(const std::string& text) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception&) {
-    return std::nullopt;
+  std::string problem;
+  int line = -1, column = -1;
+
+ private:
+  struct Open {
+    YamlNode node;
+    std::string anchor;
+    YamlNode key;  // a mapping's key waiting for its value
+    bool hasKey;
+  };
+
+  // A complete node goes into the innermost open collection, or becomes the document.
+  void finish(YamlNode node, std::string anchor, std::optional<YamlNode>& doc) {
+    if (!anchor.empty()) anchors_[std::move(anchor)] = node;
+    if (open_.empty()) {
+      doc = std::move(node);
+      return;
+    }
+    Open& top = open_.back();
+    if (top.node.isSequence()) {
+      top.node.push(std::move(node));
+    } else if (!top.hasKey) {
+      top.key = std::move(node);
+      top.hasKey = true;
+    } else {
+      top.node.add(std::move(top.key), std::move(node));
+      top.key = YamlNode();
+      top.hasKey = false;
+    }
   }
-}
 
-// Parses text[0, split) and text[split, end) on two threads and appends the second list's items to
-// the first's. The second piece is preceded by as many empty lines as the first has, so that its
-// nodes keep their lines. Nothing when a piece does not parse to a list (the caller then parses the
-// whole text, for its diagnostics).
-std::optional<YAML::Node> parseSequenceInTwo(std::string_view text, size_t split) {
-  std::string second(static_cast<size_t>(std::count(text.begin(), text.begin() + split, '\n')), '\n');
-  second.append(text.substr(split));
-  std::optional<YAML::Node> tail;
-  std::thread worker([&] { tail = loadOrNothing(second); });
-  std::optional<YAML::Node> head = loadOrNothing(std::string(text.substr(0, split)));
-  worker.join();
-  if (!head || !tail || !head->IsSequence() || !tail->IsSequence()) return std::nullopt;
-  for (const YAML::Node& item : *tail) head->push_back(item);
-  return head;
-}
+  std::vector<Open> open_;
+  std::map<std::string, YamlNode> anchors_;
+};
 
 }  // namespace
 
-std::optional<YAML::Node> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags) {
-  if (const size_t split = sequenceSplitPoint(content); split != std::string_view::npos)
-    if (std::optional<YAML::Node> doc = parseSequenceInTwo(content, split)) return doc;
-  try {
-    return YAML::Load(std::string(content));
-  } catch (const YAML::Exception& e) {
-    SourceLoc loc{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
-    diags.error(loc, "invalid YAML: " + e.msg);
-    return std::nullopt;
-  }
+std::optional<YamlNode> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags) {
+  TreeBuilder builder;
+  std::optional<YamlNode> doc;
+  if (builder.read(content, doc)) return doc;
+  diags.error(SourceLoc{path, builder.line + 1, builder.column + 1}, "invalid YAML: " + builder.problem);
+  return std::nullopt;
 }
 
-SourceLoc locOf(const YAML::Node& node, const std::string& path) {
-  YAML::Mark m = node.Mark();
-  if (m.is_null()) return SourceLoc{path, 0, 0};
-  return SourceLoc{path, m.line + 1, m.column + 1};
+SourceLoc locOf(const YamlNode& node, const std::string& path) {
+  if (node.line() < 0) return SourceLoc{path, 0, 0};
+  return SourceLoc{path, node.line() + 1, node.column() + 1};
 }
 
 namespace {
-
-bool isPlain(const YAML::Node& node) { return node.Tag() == "?"; }
 
 bool matches(const std::string& s, const std::regex& re) { return std::regex_match(s, re); }
 
 }  // namespace
 
-ScalarKind scalarKind(const YAML::Node& node) {
-  if (node.IsNull()) return ScalarKind::Null;
-  if (!node.IsScalar()) return ScalarKind::Collection;
-  if (!isPlain(node)) return ScalarKind::String;
-  const std::string& s = node.Scalar();
+ScalarKind scalarKind(const YamlNode& node) {
+  if (node.isNull()) return ScalarKind::Null;
+  if (!node.isScalar()) return ScalarKind::Collection;
+  if (!node.isPlain()) return ScalarKind::String;
+  const std::string& s = node.text();
   static const std::regex intRe(
       "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+");
   static const std::regex floatRe(
@@ -108,15 +203,15 @@ ScalarKind scalarKind(const YAML::Node& node) {
   return ScalarKind::String;
 }
 
-bool scalarBool(const YAML::Node& node) {
-  const std::string& s = node.Scalar();
+bool scalarBool(const YamlNode& node) {
+  const std::string& s = node.text();
   return s == "yes" || s == "Yes" || s == "YES" || s == "true" || s == "True" || s == "TRUE" || s == "on" ||
          s == "On" || s == "ON";
 }
 
-std::string describeNode(const YAML::Node& node) {
-  if (node.IsMap()) return "a mapping";
-  if (node.IsSequence()) return "a list";
+std::string describeNode(const YamlNode& node) {
+  if (node.isMap()) return "a mapping";
+  if (node.isSequence()) return "a list";
   switch (scalarKind(node)) {
     case ScalarKind::Null: return "null";
     case ScalarKind::Bool: return "a bool";
