@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "TestSupport.h"
+#include "gen/FileManager.h"
 
 namespace opgen::support {
 namespace {
@@ -193,6 +194,46 @@ TEST_F(OutputDirectorySink, UnwritableDirectoryIsError) {
   fs::permissions(dir_ / "ro", fs::perms::owner_all);
   EXPECT_EQ(diags.str(), (dir_ / "ro/x.h").string() + ": error: cannot write: Permission denied\n");
   EXPECT_TRUE(entries(dir_ / "ro").empty());
+}
+
+TEST_F(OutputDirectorySink, NewDirectoryStillReplacesAFileThatIsThere) {
+  // assumeNewDirectory skips looking for old files; one that is there anyway is replaced whole.
+  spit(dir_ / "there.h", "old, longer content\n");
+  Diagnostics diags;
+  DirectorySink sink(dir_, diags);
+  sink.assumeNewDirectory();
+  EXPECT_TRUE(sink.write("there.h", "new\n"));
+  EXPECT_TRUE(sink.write("new.h", "created\n"));
+  EXPECT_TRUE(sink.write("sub/deeper.h", "in a subdirectory\n"));
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(slurp(dir_ / "there.h"), "new\n");
+  EXPECT_EQ(slurp(dir_ / "new.h"), "created\n");
+  EXPECT_EQ(slurp(dir_ / "sub/deeper.h"), "in a subdirectory\n");
+  EXPECT_EQ(sink.writtenCount(), 3);
+  EXPECT_EQ(entries(dir_), (List{"new.h", "sub", "there.h"}));  // no temporary file left
+}
+
+TEST_F(OutputDirectorySink, DiskOutputDirsKnowWhichDirectoriesTheyCreated) {
+  // A directory that existed keeps write-if-unchanged; files in one the run created (and in its
+  // new parents) are written without looking: the same content is then written again.
+  spitOld(dir_ / "old/Same.h", "same\n");
+  const ino_t before = inode(dir_ / "old/Same.h");
+  Diagnostics diags;
+  gen::DiskOutputDirs dirs(diags);
+  dirs.makeDirectory((dir_ / "old/core").string());
+  dirs.makeDirectory((dir_ / "new/core/").string());
+  EXPECT_TRUE(dirs.sinkFor((dir_ / "old").string()).write("Same.h", "same\n"));
+  spit(dir_ / "new/Planted.h", "planted\n");  // as if another writer had been there first
+  const ino_t planted = inode(dir_ / "new/Planted.h");
+  EXPECT_TRUE(dirs.sinkFor((dir_ / "new").string()).write("Planted.h", "planted\n"));
+  EXPECT_TRUE(dirs.sinkFor((dir_ / "new/core").string()).write("B.h", "b\n"));
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(inode(dir_ / "old/Same.h"), before);
+  EXPECT_NE(inode(dir_ / "new/Planted.h"), planted);
+  EXPECT_EQ(dirs.unchangedCount(), 1);
+  EXPECT_EQ(dirs.writtenCount(), 2);
+  EXPECT_EQ(slurp(dir_ / "new/Planted.h"), "planted\n");
+  EXPECT_EQ(slurp(dir_ / "new/core/B.h"), "b\n");
 }
 
 // --- InputFiles ------------------------------------------------------------------------------

@@ -79,17 +79,46 @@ std::string fixDocstringSpacing(std::string text) {
 
 // --- Output directories ----------------------------------------------------------------------
 
+namespace {
+
+std::string normalDirectory(const std::string& dir) {
+  std::string normal = std::filesystem::path(dir).lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+}  // namespace
+
 support::OutputSink& DiskOutputDirs::sinkFor(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto& sink = sinks_[dir];
-  if (!sink) sink = std::make_unique<support::DirectorySink>(dir, diags_);
+  if (!sink) {
+    sink = std::make_unique<support::DirectorySink>(dir, diags_);
+    if (newDirectories_.count(normalDirectory(dir)) != 0) sink->assumeNewDirectory();
+  }
   return *sink;
 }
 
 void DiskOutputDirs::makeDirectory(const std::string& dir) {
+  // The directories that do not exist yet: `dir` and the parents create_directories will make.
+  std::vector<std::string> created;
   std::error_code ec;
+  for (std::filesystem::path p = normalDirectory(dir); !p.empty() && !std::filesystem::exists(p, ec) && !ec;
+       p = p.parent_path()) {
+    created.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
   std::filesystem::create_directories(dir, ec);
-  if (ec) diags_.error(support::SourceLoc{dir}, "cannot create directory: " + ec.message());
+  if (ec) {
+    diags_.error(support::SourceLoc{dir}, "cannot create directory: " + ec.message());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::string& d : created) {
+    for (auto& [sinkDir, sink] : sinks_)
+      if (normalDirectory(sinkDir) == d) sink->assumeNewDirectory();
+    newDirectories_.insert(std::move(d));
+  }
 }
 
 std::optional<std::string> DiskOutputDirs::readExisting(const std::string& dir, std::string_view relPath) {

@@ -63,6 +63,7 @@ class DiskOutputDirs final : public OutputDirs {
   support::Diagnostics& diags_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::DirectorySink>> sinks_;
+  std::set<std::string> newDirectories_;  // created by makeDirectory, with their new parents (normalized)
 };
 
 // MemorySinks, for tests.

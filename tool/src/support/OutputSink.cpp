@@ -197,7 +197,7 @@ DirectorySink::DirectorySink(std::filesystem::path root, Diagnostics& diags)
 
 bool DirectorySink::store(const std::string& relPath, std::string content) {
   const std::filesystem::path target = root_ / relPath;
-  const OnDisk onDisk = compareWithDisk(target.string(), content);
+  const OnDisk onDisk = newDirectory_ ? OnDisk::Missing : compareWithDisk(target.string(), content);
   if (onDisk == OnDisk::Same) {
     ++unchangedCount_;
     return true;

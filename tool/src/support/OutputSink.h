@@ -70,6 +70,10 @@ class DirectorySink final : public OutputSink {
   DirectorySink(std::filesystem::path root, Diagnostics& diags);
 
   const std::filesystem::path& root() const { return root_; }
+  // The root was created by this run, so nothing below it exists but what the run writes: files
+  // are created without first looking for an old version (one directory lookup fewer per file; a
+  // file that turns out to exist is still replaced safely).
+  void assumeNewDirectory() { newDirectory_ = true; }
   int writtenCount() const { return writtenCount_.load(); }
   int unchangedCount() const { return unchangedCount_.load(); }
 
@@ -81,6 +85,7 @@ class DirectorySink final : public OutputSink {
   std::atomic<int> writtenCount_{0};
   std::atomic<int> unchangedCount_{0};
   std::atomic<unsigned> tempCounter_{0};
+  std::atomic<bool> newDirectory_{false};
 };
 
 // Reads input files whole and remembers them (for depfiles).
