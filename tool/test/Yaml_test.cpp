@@ -162,6 +162,29 @@ TEST(Yaml, ErrorsHaveTheirPosition) {
   }
 }
 
+// A list long enough to be parsed in two pieces (parseYaml splits large documents at an item).
+std::string longList(int items) {
+  std::string text = "# a long list\n";
+  for (int i = 0; i < items; ++i)
+    text += "- func: op_" + std::to_string(i) + "(Tensor self, int dim=0) -> Tensor\n  variants: function, method\n";
+  return text;
+}
+
+TEST(Yaml, LargeDocumentsReadInPiecesGiveTheSameTree) {
+  const std::string text = longList(6000);
+  ASSERT_GT(text.size(), 256u * 1024);
+  expectSameTree(text, "a long list");
+  // An alias of an anchor in the other half, and an error in the second half: read as a whole.
+  std::string aliased = "- &first {func: a}\n" + longList(6000) + "- *first\n";
+  const std::optional<YamlNode> doc = parseQuietly(aliased);
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_EQ(doc->items().back()["func"].text(), "a");
+  Diagnostics diags;
+  EXPECT_FALSE(parseYaml(longList(6000) + "- func: x\n   bad: indentation\n", "t.yaml", diags).has_value());
+  ASSERT_EQ(diags.all().size(), 1u);
+  EXPECT_EQ(diags.all()[0].loc.line, 2 + 6000 * 2 + 1) << diags.str();
+}
+
 TEST(Yaml, AgreesWithYamlCppOnTheTestData) {
   int files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(OPGEN_TEST_DATA))) {

@@ -1,7 +1,9 @@
 #include "support/Yaml.h"
 
+#include <algorithm>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include <yaml.h>
 
@@ -55,6 +57,9 @@ std::string anchorOf(const yaml_char_t* anchor) { return anchor ? reinterpret_ca
 // pending key), anchors resolved by copying the anchored node, as PyYAML's composer shares it.
 class TreeBuilder {
  public:
+  // `firstLine`: the line `content` starts at in its file (0-based), for the nodes' positions.
+  explicit TreeBuilder(int firstLine = 0) : firstLine_(firstLine) {}
+
   // Returns false with `problem` and its 0-based position set.
   bool read(std::string_view content, std::optional<YamlNode>& doc) {
     Parser p;
@@ -66,12 +71,12 @@ class TreeBuilder {
         const yaml_mark_t& m = p.parser.problem_mark;
         problem = p.parser.problem ? p.parser.problem : "cannot parse";
         if (p.parser.context) problem = std::string(p.parser.context) + ": " + problem;
-        line = static_cast<int>(m.line);
+        line = firstLine_ + static_cast<int>(m.line);
         column = static_cast<int>(m.column);
         return false;
       }
       const yaml_mark_t& at = e.event.start_mark;
-      const int l = static_cast<int>(at.line), c = static_cast<int>(at.column);
+      const int l = firstLine_ + static_cast<int>(at.line), c = static_cast<int>(at.column);
       switch (e.event.type) {
         case YAML_STREAM_START_EVENT:
         case YAML_DOCUMENT_END_EVENT:
@@ -156,13 +161,61 @@ class TreeBuilder {
     }
   }
 
+  int firstLine_;
   std::vector<Open> open_;
   std::map<std::string, YamlNode> anchors_;
 };
 
+// Documents smaller than this are parsed in one piece.
+constexpr size_t kSplitThreshold = 256 * 1024;
+
+// Where a large document that is one block sequence at column 0 (a line starting with "- " before
+// any other content line) can be cut in two pieces that parse to the halves of its items: the start
+// of an item line past the middle. npos when the text has directives, document markers or '\r'
+// (line counting), or is small.
+size_t sequenceSplitPoint(std::string_view text) {
+  if (text.size() < kSplitThreshold || text.find('\r') != std::string_view::npos) return std::string_view::npos;
+  bool sawItem = false;
+  size_t split = std::string_view::npos;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.starts_with('%') || line.starts_with("---") || line.starts_with("...")) return std::string_view::npos;
+    const bool item = line.starts_with("- ");
+    if (!sawItem && !item) {
+      const size_t content = line.find_first_not_of(' ');
+      if (content != std::string_view::npos && line[content] != '#') return std::string_view::npos;
+    }
+    sawItem = sawItem || item;
+    if (item && split == std::string_view::npos && start >= text.size() / 2) split = start;
+    start = end + 1;
+  }
+  return split;
+}
+
+// Parses text[0, split) and text[split, end) on two threads and appends the second list's items to
+// the first's. Nothing when a piece does not parse to a list (an error, an alias of an anchor in
+// the other piece): the caller then parses the whole text, for its diagnostics.
+std::optional<YamlNode> parseSequenceInTwo(std::string_view text, size_t split) {
+  std::optional<YamlNode> head, tail;
+  bool tailOk = false;
+  std::thread worker([&] {
+    TreeBuilder builder(static_cast<int>(std::count(text.begin(), text.begin() + split, '\n')));
+    tailOk = builder.read(text.substr(split), tail);
+  });
+  const bool headOk = TreeBuilder().read(text.substr(0, split), head);
+  worker.join();
+  if (!headOk || !tailOk || !head->isSequence() || !tail->isSequence()) return std::nullopt;
+  head->appendItems(std::move(*tail));
+  return head;
+}
+
 }  // namespace
 
 std::optional<YamlNode> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags) {
+  if (const size_t split = sequenceSplitPoint(content); split != std::string_view::npos)
+    if (std::optional<YamlNode> doc = parseSequenceInTwo(content, split)) return doc;
   TreeBuilder builder;
   std::optional<YamlNode> doc;
   if (builder.read(content, doc)) return doc;

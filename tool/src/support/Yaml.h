@@ -27,6 +27,11 @@ class YamlNode {
   static YamlNode map(int line, int column) { return YamlNode(Kind::Map, line, column); }
   // Building: an item of a sequence, an entry of a mapping (duplicate keys are kept, in order).
   void push(YamlNode item) { children_.push_back(std::move(item)); }
+  // Moves the items of another sequence to the end of this one.
+  void appendItems(YamlNode&& other) {
+    for (YamlNode& item : other.children_) children_.push_back(std::move(item));
+    other.children_.clear();
+  }
   void add(YamlNode key, YamlNode value) {
     children_.push_back(std::move(key));
     children_.push_back(std::move(value));
