@@ -106,10 +106,10 @@ std::optional<BaseCppType> scalarTypeToCpp(model::ScalarType t) {
 // ---------------------------------------------------------------------------------------------
 // CType
 
-CType CType::base(BaseCppType t) { return CType(Kind::Base, t, 0, nullptr); }
+CType CType::base(BaseCppType t) { return CType(Kind::Base, t, 0, nullptr, nullptr); }
 
 CType CType::wrap(Kind k, CType elem, int size) {
-  return CType(k, BaseCppType{}, size, std::make_shared<const std::vector<CType>>(std::vector<CType>{std::move(elem)}));
+  return CType(k, BaseCppType{}, size, std::make_shared<const CType>(std::move(elem)), nullptr);
 }
 
 CType CType::constRef(CType elem) { return wrap(Kind::ConstRef, std::move(elem)); }
@@ -121,7 +121,7 @@ CType CType::vector(CType elem) { return wrap(Kind::Vector, std::move(elem)); }
 CType CType::array(CType elem, int size) { return wrap(Kind::Array, std::move(elem), size); }
 CType CType::vectorized(CType elem) { return wrap(Kind::Vectorized, std::move(elem)); }
 CType CType::tuple(std::vector<CType> elems) {
-  return CType(Kind::Tuple, BaseCppType{}, 0, std::make_shared<const std::vector<CType>>(std::move(elems)));
+  return CType(Kind::Tuple, BaseCppType{}, 0, nullptr, std::make_shared<const std::vector<CType>>(std::move(elems)));
 }
 
 void CType::appendCppType(std::string& out, bool stripRef) const {
@@ -198,8 +198,8 @@ bool CType::operator==(const CType& o) const {
   if (kind_ != o.kind_) return false;
   if (kind_ == Kind::Base) return base_ == o.base_;
   if (size_ != o.size_) return false;
-  if (elems_ == o.elems_) return true;
-  return *elems_ == *o.elems_;
+  if (kind_ == Kind::Tuple) return elems_ == o.elems_ || *elems_ == *o.elems_;
+  return elem_ == o.elem_ || *elem_ == *o.elem_;
 }
 
 // ---------------------------------------------------------------------------------------------

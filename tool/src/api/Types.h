@@ -145,7 +145,7 @@ class CType {
   bool is(Kind k) const { return kind_ == k; }
   bool isBase(const BaseCppType& t) const { return kind_ == Kind::Base && base_ == t; }
   const BaseCppType& baseType() const { return base_; }        // Kind::Base only
-  const CType& elem() const { return (*elems_)[0]; }           // every kind but Base and Tuple
+  const CType& elem() const { return *elem_; }                 // every kind but Base and Tuple
   const std::vector<CType>& elems() const { return *elems_; }  // Tuple
   int size() const { return size_; }                           // Array
 
@@ -158,14 +158,16 @@ class CType {
   bool operator==(const CType& o) const;
 
  private:
-  CType(Kind k, BaseCppType b, int size, std::shared_ptr<const std::vector<CType>> elems)
-      : kind_(k), base_(b), size_(size), elems_(std::move(elems)) {}
+  CType(Kind k, BaseCppType b, int size, std::shared_ptr<const CType> elem,
+        std::shared_ptr<const std::vector<CType>> elems)
+      : kind_(k), base_(b), size_(size), elem_(std::move(elem)), elems_(std::move(elems)) {}
   static CType wrap(Kind k, CType elem, int size = 0);
 
   Kind kind_;
   BaseCppType base_;
   int size_ = 0;
-  std::shared_ptr<const std::vector<CType>> elems_;
+  std::shared_ptr<const CType> elem_;                // every kind but Base and Tuple
+  std::shared_ptr<const std::vector<CType>> elems_;  // Tuple
 };
 
 // The name of what a type stands for: usually the argument's name; torchgen's
