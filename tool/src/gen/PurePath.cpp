@@ -22,21 +22,29 @@ std::vector<std::string_view> components(std::string_view p) {
 }  // namespace
 
 std::string purePath(std::string_view p) {
-  std::string root;
-  if (!p.empty() && p[0] == '/') root = p.size() >= 2 && p[1] == '/' && (p.size() == 2 || p[2] != '/') ? "//" : "/";
-  std::string out = root;
-  bool first = true;
-  for (std::string_view part : components(p)) {
-    if (!first) out += '/';
-    out += part;
-    first = false;
+  std::string out;
+  out.reserve(p.size());
+  if (!p.empty() && p[0] == '/') out = p.size() >= 2 && p[1] == '/' && (p.size() == 2 || p[2] != '/') ? "//" : "/";
+  const size_t rootSize = out.size();
+  for (size_t i = 0; i < p.size();) {  // the components of `p` (see components()), joined by '/'
+    size_t slash = p.find('/', i);
+    if (slash == std::string_view::npos) slash = p.size();
+    const std::string_view part = p.substr(i, slash - i);
+    if (!part.empty() && part != ".") {
+      if (out.size() > rootSize) out += '/';
+      out += part;
+    }
+    i = slash + 1;
   }
   return out.empty() ? "." : out;
 }
 
 std::string joinPurePath(std::string_view dir, std::string_view name) {
   if (!name.empty() && name[0] == '/') return purePath(name);
-  return purePath(std::string(dir) + "/" + std::string(name));
+  std::string joined;
+  joined.reserve(dir.size() + 1 + name.size());
+  joined.append(dir).append("/").append(name);
+  return purePath(joined);
 }
 
 std::string osPathJoin(std::string_view a, std::string_view b) {
