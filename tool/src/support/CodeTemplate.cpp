@@ -154,11 +154,12 @@ struct TextShape {
   bool trailingSpace = false;
 };
 
-unsigned char isSpecialByte(unsigned char c) { return (c >= 0x80) | ((c < 0x20) & (c != '\n') & (c != '\t')); }
-unsigned char isBlankByte(unsigned char c) { return (c == ' ') | (c == '\t'); }
+// Read as signed, the bytes from 0x80 up are negative: one comparison finds them and the controls.
+unsigned char isSpecialByte(signed char c) { return (c < 0x20) & (c != '\n') & (c != '\t'); }
+unsigned char isBlankByte(signed char c) { return (c == ' ') | (c == '\t'); }
 
 TextShape shapeOf(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* p = reinterpret_cast<const signed char*>(s.data());
   const size_t n = s.size();
   if (n == 0) return {};
   unsigned char special = isSpecialByte(p[0]);
