@@ -1,5 +1,6 @@
 #include "dest/PyYaml.h"
 
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -209,6 +210,13 @@ bool isBreakAt(std::string_view s, size_t i) {
 // Printable ASCII, or a line feed: everything else is escaped (non-ASCII because unicode is off).
 bool isPlainAscii(Byte b) { return b == '\n' || (b >= 0x20 && b <= 0x7E); }
 
+// The bytes that the analysis only steps over: printable ASCII but for ' ', ':' and '#'.
+constexpr std::array<bool, 256> kOrdinary = [] {
+  std::array<bool, 256> table{};
+  for (int b = 0x21; b <= 0x7E; ++b) table[b] = b != ':' && b != '#';
+  return table;
+}();
+
 struct Analysis {
   bool multiline = false;
   bool blockPlainAllowed = true;
@@ -241,6 +249,11 @@ Analysis analyze(std::string_view s) {
   if ((first == '?' || first == ':' || first == '-') && blankz(1)) blockIndicators = true;
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    if (kOrdinary[static_cast<Byte>(c)]) {  // most bytes: the same as the switch's default
+      previousSpace = false;
+      previousBreak = false;
+      continue;
+    }
     if (!isPlainAscii(static_cast<Byte>(c))) return analyzeSpecial(s);
     switch (c) {
       case ':':
