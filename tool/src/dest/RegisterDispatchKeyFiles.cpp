@@ -1,5 +1,6 @@
 #include "dest/RegisterDispatchKeyFiles.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -310,10 +311,13 @@ class DefinitionsRenderer {
   static std::string withoutEmptyLines(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    for (std::string_view line : support::split(text, "\n")) {
-      if (line.empty()) continue;
-      if (!out.empty()) out.push_back('\n');
-      out.append(line);
+    for (size_t start = 0; start <= text.size();) {  // the lines of support::split(text, "\n")
+      const size_t end = std::min(text.find('\n', start), text.size());
+      if (end > start) {
+        if (!out.empty()) out.push_back('\n');
+        out.append(text, start, end - start);
+      }
+      start = end + 1;
     }
     return out;
   }
