@@ -75,7 +75,7 @@ std::string indentLines(std::string_view text, std::string_view prefix) {
     size_t end = text.find('\n', start);
     end = end == std::string_view::npos ? text.size() : end + 1;
     const std::string_view line = text.substr(start, end - start);
-    if (!trim(line).empty()) out.append(prefix);
+    if (line.find_first_not_of(" \t\r\n\f\v") != std::string_view::npos) out.append(prefix);  // not blank
     out.append(line);
     start = end;
   }
