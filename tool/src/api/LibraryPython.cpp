@@ -90,6 +90,14 @@ support::Expected<std::string> scalarLiteral(std::string_view v, const model::Ty
 }
 
 // The operator's name without a namespace: scale_add_, __iand__.
+// "[a, b]" (built by appending: "literal" + std::string trips GCC 12's -Wrestrict false positive).
+std::string bracketed(const std::vector<std::string>& items) {
+  std::string out = "[";
+  out += support::join(items, ", ");
+  out += "]";
+  return out;
+}
+
 std::string opName(const model::FunctionSchema& func) {
   model::BaseOperatorName base = func.name.name;
   base.ns.clear();
@@ -139,14 +147,13 @@ support::Expected<std::string> pythonDefault(const model::Argument& arg) {
           if (!lit) return fail(lit.error().message);
           items.push_back(*lit);
         }
-      return "[" + support::join(items, ", ") + "]";
+      return bracketed(items);
     }
     // int[2] stride=1: the value for every element.
     support::Expected<std::string> lit = scalarLiteral(v, elem);
     if (!lit) return fail(lit.error().message);
     if (!list->size()) return fail("the default '" + std::string(v) + "' of a list without a size");
-    std::vector<std::string> items(static_cast<std::size_t>(*list->size()), *lit);
-    return "[" + support::join(items, ", ") + "]";
+    return bracketed(std::vector<std::string>(static_cast<std::size_t>(*list->size()), *lit));
   }
   support::Expected<std::string> lit = scalarLiteral(v, arg.type);
   if (!lit) return fail(lit.error().message);
