@@ -20,23 +20,25 @@ src=$root/torchgen/packaged/ATen
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: wall seconds and peak RSS (KiB) of one run, appended to $work/NAME.times. The
+# run NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user + system, all threads) of one
+# run, appended to $work/NAME.times. The
 # file system first settles (sync, then a pause): writing back or discarding earlier runs' files
 # otherwise slows the creation of thousands of files by several times, for either generator.
 run() {
   local name=$1; shift
   sync
   sleep "${BENCH_SETTLE:-3}"
-  /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  cat "$work/t" >>"$work/$name.times"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$work/t" >>"$work/$name.times"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-stat() { # NAME -> "median_seconds peak_rss_mib"
-  local s m
+stat() { # NAME -> "median_seconds peak_rss_mib median_cpu_seconds"
+  local s m c
   s=$(cut -d' ' -f1 "$work/$1.times" | median)
   m=$(cut -d' ' -f2 "$work/$1.times" | sort -n | tail -1)
-  echo "$s $((m / 1024))"
+  c=$(cut -d' ' -f3 "$work/$1.times" | median)
+  echo "$s $((m / 1024)) $c"
 }
 
 if [[ $part == all || $part == aten ]]; then
@@ -50,17 +52,18 @@ for ((i = 0; i < runs; i++)); do
 done
 diff -r "$work/ref0" "$work/opgen0" >/dev/null || echo "bench: warning: opgen's output differs from the reference's" >&2
 
-read -r ref_s ref_m < <(stat reference)
-read -r cold_s cold_m < <(stat opgen_cold)
-read -r warm_s warm_m < <(stat opgen_warm)
-read -r parse_s parse_m < <(stat opgen_parse)
+read -r ref_s ref_m ref_c < <(stat reference)
+read -r cold_s cold_m cold_c < <(stat opgen_cold)
+read -r warm_s warm_m warm_c < <(stat opgen_warm)
+read -r parse_s parse_m parse_c < <(stat opgen_parse)
 files=$(find "$work/ref0" -type f | wc -l)
 printf 'ATen, --per-operator-headers, %d files, median of %d runs on %d cores\n' "$files" "$runs" "$(nproc)"
-printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m" \
-  "opgen gen (empty output folder)" "$cold_s" "$cold_m" \
-  "opgen gen (nothing changed)" "$warm_s" "$warm_m" \
-  "opgen parse (model only)" "$parse_s" "$parse_m"
-awk -v r="$ref_s" -v c="$cold_s" -v w="$warm_s" 'BEGIN {printf "  speed-up: %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+printf '  %-34s %8s %10s %9s\n' "" "wall" "peak RSS" "CPU"
+printf '  %-34s %6s s %6s MiB %7s s\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m" "$ref_c" \
+  "opgen gen (empty output folder)" "$cold_s" "$cold_m" "$cold_c" \
+  "opgen gen (nothing changed)" "$warm_s" "$warm_m" "$warm_c" \
+  "opgen parse (model only)" "$parse_s" "$parse_m" "$parse_c"
+awk -v r="$ref_s" -v c="$cold_s" -v w="$warm_s" 'BEGIN {printf "  speed-up (wall): %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
 fi
 
 if [[ $part == all || $part == python ]]; then
@@ -73,9 +76,9 @@ if [[ $part == all || $part == python ]]; then
     run py_warm "$opgen" python "${py_args[@]}" -o "$work/pyopgen$i"
   done
   diff -r "$work/pyref0" "$work/pyopgen0" >/dev/null || echo "bench: warning: opgen python's output differs from the reference's" >&2
-  read -r pref_s pref_m < <(stat py_reference)
-  read -r pcold_s pcold_m < <(stat py_cold)
-  read -r pwarm_s pwarm_m < <(stat py_warm)
+  read -r pref_s pref_m _ < <(stat py_reference)
+  read -r pcold_s pcold_m _ < <(stat py_cold)
+  read -r pwarm_s pwarm_m _ < <(stat py_warm)
   printf 'Python bindings of ATen, %d files, median of %d runs on %d cores\n' "$(find "$work/pyref0" -type f | wc -l)" "$runs" "$(nproc)"
   printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$pref_s" "$pref_m" \
     "opgen python (empty output folder)" "$pcold_s" "$pcold_m" \
