@@ -76,6 +76,7 @@ void optionalExponent(Cursor& c) {
 }
 
 bool matchesBool(std::string_view s) {
+  if (s.size() < 2 || s.size() > 5) return false;
   static constexpr std::string_view kWords[] = {"yes", "Yes", "YES", "no",    "No",    "NO",  "true", "True", "TRUE",
                                                 "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
   for (std::string_view w : kWords)
@@ -217,6 +218,13 @@ constexpr std::array<bool, 256> kOrdinary = [] {
   return table;
 }();
 
+// The indicators that forbid a plain scalar when they are its first byte.
+constexpr std::array<bool, 256> kLeadingIndicator = [] {
+  std::array<bool, 256> table{};
+  for (char c : std::string_view("#,[]{}&*!|>'\"%@`")) table[static_cast<Byte>(c)] = true;
+  return table;
+}();
+
 struct Analysis {
   bool multiline = false;
   bool blockPlainAllowed = true;
@@ -243,9 +251,8 @@ Analysis analyze(std::string_view s) {
   bool blockIndicators = s.substr(0, 3) == "---" || s.substr(0, 3) == "...";
   bool lineBreaks = false, breakSpace = false, spaceBreak = false;
   bool previousSpace = false, previousBreak = false;
-  static constexpr std::string_view kLeading = "#,[]{}&*!|>'\"%@`";
   const char first = s.front();
-  if (kLeading.find(first) != std::string_view::npos) blockIndicators = true;
+  if (kLeadingIndicator[static_cast<Byte>(first)]) blockIndicators = true;
   if ((first == '?' || first == ':' || first == '-') && blankz(1)) blockIndicators = true;
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
@@ -353,8 +360,18 @@ void Emitter::increaseIndent(bool flow, bool indentless) {
 
 void Emitter::writeIndent() {
   const int indent = indent_ >= 0 ? indent_ : 0;
-  if (!indention_ || column_ > indent || (column_ == indent && !whitespace_)) putBreak();
-  while (column_ < indent) put(' ');
+  // The line break and the spaces up to the indent, appended at once when the indent is usual.
+  static constexpr std::string_view kBreakThenSpaces = "\n                                ";
+  const bool lineBreak = !indention_ || column_ > indent || (column_ == indent && !whitespace_);
+  if (lineBreak) column_ = 0;
+  const size_t spaces = column_ < indent ? static_cast<size_t>(indent - column_) : 0;
+  if (spaces < kBreakThenSpaces.size()) {
+    out_ += lineBreak ? kBreakThenSpaces.substr(0, 1 + spaces) : kBreakThenSpaces.substr(1, spaces);
+  } else {
+    if (lineBreak) out_ += '\n';
+    out_.append(spaces, ' ');
+  }
+  column_ += static_cast<long>(spaces);
   whitespace_ = true;
   indention_ = true;
 }
@@ -496,14 +513,15 @@ void Emitter::emitScalar(bool isStr, std::string_view text) {
   const Context context = beforeNode(&text, analysis.multiline);
   const bool simpleKey = context == Context::MappingKey && levels_.back().simpleKey;
   const Style style = isStr ? selectStyle(analysis, text.size(), simpleKey, resolvesToStr(text)) : Style::Plain;
-  increaseIndent(/*flow=*/true, /*indentless=*/false);
+  // increaseIndent(flow, !indentless) for the scalar alone: its indent is restored right after.
+  const int enclosingIndent = indent_;
+  indent_ = indent_ < 0 ? kBestIndent : indent_ + kBestIndent;
   switch (style) {
     case Style::Plain: writePlain(text); break;
     case Style::SingleQuoted: writeSingleQuoted(text); break;
     case Style::DoubleQuoted: writeDoubleQuoted(text); break;
   }
-  indent_ = indents_.back();
-  indents_.pop_back();
+  indent_ = enclosingIndent;
   afterNode();
 }
 
