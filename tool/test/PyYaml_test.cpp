@@ -66,6 +66,28 @@ TEST(PyYaml, Resolver) {
     EXPECT_TRUE(resolvesToStr(s)) << s;
 }
 
+TEST(PyYaml, WordsPrintAsStr) {
+  auto both = [](auto emit) {
+    Emitter y;
+    y.beginSequence();
+    y.beginMapping();
+    emit(y);
+    y.endMapping();
+    y.endSequence();
+    return y.finish();
+  };
+  EXPECT_EQ(both([](Emitter& y) {
+              y.word("is_nullable");
+              y.word("Tensor");
+            }),
+            both([](Emitter& y) {
+              y.str("is_nullable");
+              y.str("Tensor");
+            }));
+  EXPECT_TRUE(resolvesToStr(opgen::dest::pyyaml::Word("schema_order_cpp_signature").text()));
+  // Word("true"), Word("Null"), Word("at::Tensor") and Word("1st") do not compile.
+}
+
 std::string emitMapping(const std::vector<std::pair<std::string, Scalar>>& entries) {
   Emitter y;
   y.beginSequence();

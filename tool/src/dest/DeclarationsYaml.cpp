@@ -46,41 +46,41 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
   const bool out = ctx.outs.count(a.name) != 0;
   y.beginMapping();
   if (out) {
-    y.str("allocate");
+    y.word("allocate");
     y.scalar(Scalar::boolean(true));
   }
-  y.str("annotation");
+  y.word("annotation");
   y.scalar(a.annotation ? Scalar::str(a.annotation->str()) : Scalar::none());
   if (a.defaultValue) {
-    y.str("default");
+    y.word("default");
     y.scalar(pythonifyDefault(api::cpp::defaultExpr(*a.defaultValue, a.type, /*symint=*/false)));
   }
-  y.str("dynamic_type");
+  y.word("dynamic_type");
   y.str(dynamicType(a.type, ctx.options));
   if (out) {
     if (auto it = ctx.outFieldNames.find(a.name); it != ctx.outFieldNames.end()) {
-      y.str("field_name");
+      y.word("field_name");
       y.str(it->second);
     }
   }
-  y.str("is_nullable");
+  y.word("is_nullable");
   y.scalar(Scalar::boolean(a.type.isNullable()));
   if (ctx.kwargOnly.count(a.name)) {
-    y.str("kwarg_only");
+    y.word("kwarg_only");
     y.scalar(Scalar::boolean(true));
   }
-  y.str("name");
+  y.word("name");
   y.str(a.name);
   if (out) {
-    y.str("output");
+    y.word("output");
     y.scalar(Scalar::boolean(true));
   }
   // Historically, bool[N] does not record its size (it is in the C++ type).
   if (const model::Type* list = a.type.listLike(); list && list->size() && !list->elem().isBase(model::BaseTy::Bool)) {
-    y.str("size");
+    y.word("size");
     y.scalar(Scalar::integer(*list->size()));
   }
-  y.str("type");
+  y.word("type");
   y.str(api::cpp::argumentType(a, "__placeholder__", ctx.options, /*symint=*/false).cppType());
   y.endMapping();
 }
@@ -88,21 +88,21 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
 // torchgen's compute_cpp_argument_yaml for the TensorOptions binding (sorted keys too).
 void tensorOptionsYaml(Emitter& y, const api::Binding& b) {
   y.beginMapping();
-  y.str("annotation");
+  y.word("annotation");
   y.scalar(Scalar::none());
   if (b.defaultValue) {
-    y.str("default");
+    y.word("default");
     y.str(*b.defaultValue);
   }
-  y.str("dynamic_type");
+  y.word("dynamic_type");
   y.str("at::TensorOptions");
-  y.str("is_nullable");
+  y.word("is_nullable");
   y.scalar(Scalar::boolean(false));
-  y.str("kwarg_only");
+  y.word("kwarg_only");
   y.scalar(Scalar::boolean(true));
-  y.str("name");
+  y.word("name");
   y.str(b.name);
-  y.str("type");
+  y.word("type");
   y.str(b.type());
   y.endMapping();
 }
@@ -130,23 +130,23 @@ void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ct
   for (size_t i = 0; i < returns.size(); ++i) {
     const model::Return& r = returns[i];
     y.beginMapping();
-    y.str("dynamic_type");
+    y.word("dynamic_type");
     y.str(dynamicType(r.type, ctx.options));
     if (r.name) {
-      y.str("field_name");
+      y.word("field_name");
       y.str(*r.name);
     }
-    y.str("name");
+    y.word("name");
     y.str(names[i]);
-    y.str("type");
+    y.word("type");
     y.str(api::cpp::returnType(r, ctx.options).cppType());
     y.endMapping();
   }
   y.endSequence();
 }
 
-void key(Emitter& y, std::string_view k, const Scalar& v) {
-  y.str(k);
+void key(Emitter& y, pyyaml::Word k, const Scalar& v) {
+  y.word(k);
   y.scalar(v);
 }
 
@@ -183,23 +183,23 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
   key(y, "manual_kernel_registration", Scalar::boolean(f.manualKernelRegistration));
   key(y, "category_override", Scalar::str(f.categoryOverride.value_or("")));
   key(y, "schema_string", Scalar::str("aten::" + f.schemaString));
-  y.str("arguments");
+  y.word("arguments");
   sequence(y, sig.arguments(), [&](const api::Binding& b) {
     if (b.tensorOptions()) tensorOptionsYaml(y, b);
     else argumentYaml(y, *b.schemaArgument(), ctx);
   });
   key(y, "schema_order_cpp_signature", Scalar::str(schemaOrderSignature));
-  y.str("schema_order_arguments");
+  y.word("schema_order_arguments");
   sequence(y, schemaOrder, [&](const model::Argument* a) { argumentYaml(y, *a, ctx); });
-  y.str("method_of");
+  y.word("method_of");
   y.beginSequence();
-  y.str("Type");
-  if (f.hasVariant(model::Variant::Method)) y.str("Tensor");
-  if (f.hasVariant(model::Variant::Function)) y.str("namespace");
+  y.word("Type");
+  if (f.hasVariant(model::Variant::Method)) y.word("Tensor");
+  if (f.hasVariant(model::Variant::Function)) y.word("namespace");
   y.endSequence();
   key(y, "mode", Scalar::str("native"));
   key(y, "python_module", Scalar::str(f.pythonModule.value_or("")));
-  y.str("returns");
+  y.word("returns");
   returnsYaml(y, f, ctx);
   key(y, "inplace", Scalar::boolean(func.name.name.inplace));
   key(y, "is_factory_method", Scalar::boolean(hasTensorOptions && !f.hasVariant(model::Variant::Method)));

@@ -525,6 +525,13 @@ void Emitter::emitScalar(bool isStr, std::string_view text) {
   afterNode();
 }
 
+void Emitter::word(Word w) {
+  const std::string_view text = w.text();
+  beforeNode(&text, /*multiline=*/false);
+  writePlain(text);  // the style str() selects for a word, whose indent does not matter
+  afterNode();
+}
+
 void Emitter::beginSequence() {
   beforeNode(nullptr, false);
   increaseIndent(false, mappingContext_ && !indention_);

@@ -56,6 +56,33 @@ using support::pythonInt;
 // Whether PyYAML's Resolver reads the plain scalar `s` back as a str (no implicit resolver matches).
 bool resolvesToStr(std::string_view s);
 
+// A str that is known, when the program is compiled, to print plain and unquoted: a letter, then
+// letters, digits and '_', and no spelling of a YAML bool or null (which the resolver would read back
+// as one). Mapping keys and fixed values; the emitter writes them without str()'s analysis.
+class Word {
+ public:
+  // consteval: a text that is not a plain word does not compile.
+  consteval Word(const char* text) : text_(text) {  // NOLINT: implicit by design
+    if (!isPlainWord(text_)) throw "not a plain YAML word";
+  }
+  std::string_view text() const { return text_; }
+
+ private:
+  static consteval bool isPlainWord(std::string_view s) {
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    if (s.empty() || !letter(s.front())) return false;
+    std::string lower;
+    for (char c : s) {
+      if (!letter(c) && c != '_' && !(c >= '0' && c <= '9')) return false;
+      lower += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    for (std::string_view resolved : {"yes", "no", "true", "false", "on", "off", "null"})
+      if (lower == resolved) return false;
+    return true;
+  }
+  std::string_view text_;
+};
+
 // The emitter: one YAML document, driven by events in document order. Every sequence and mapping
 // must be closed; a mapping takes key, value, key, value, ... (keys are scalars).
 class Emitter {
@@ -64,6 +91,8 @@ class Emitter {
 
   void scalar(const Scalar& s);
   void str(std::string_view s) { emitScalar(true, s); }
+  // The same as str(w.text()), without analysing the text.
+  void word(Word w);
   // A block sequence / mapping with at least one element; empty ones are emptySequence() / emptyMapping().
   void beginSequence();
   void endSequence();
