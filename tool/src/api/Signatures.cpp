@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::string_view kDispatchKeySetParam = "c10::DispatchKeySet dispatchKeySet";
 
-// "RET NAME(P1, P2, ...)" where each parameter is render(binding).
+// "RET NAME(P1, P2, ...)" where render(binding, s) appends each parameter to s.
 template <class Render>
 std::string head(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching,
                  Render render) {
@@ -25,18 +25,19 @@ std::string head(const CType& ret, const std::string& name, const std::vector<Bi
   }
   for (const Binding& b : args) {
     if (!first) s.append(", ");
-    s.append(render(b));
+    render(b, s);
     first = false;
   }
-  return s + ")";
+  s += ')';
+  return s;
 }
 
 std::string decls(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching) {
-  return head(ret, name, args, redispatching, [](const Binding& b) { return b.decl(); });
+  return head(ret, name, args, redispatching, [](const Binding& b, std::string& s) { b.appendDecl(s); });
 }
 
 std::string defns(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching) {
-  return head(ret, name, args, redispatching, [](const Binding& b) { return b.defn(); });
+  return head(ret, name, args, redispatching, [](const Binding& b, std::string& s) { b.appendDefn(s); });
 }
 
 std::string functionType(const CType& ret, const std::vector<Binding>& args, bool pointer) {

@@ -221,17 +221,26 @@ const model::TensorOptionsArguments* Binding::tensorOptions() const {
 }
 
 std::string Binding::decl(bool funcPtrCast) const {
-  std::string s = type();
-  if (funcPtrCast) return s;
-  s.append(" ").append(name);
-  if (defaultValue) s.append("=").append(*defaultValue);
+  if (funcPtrCast) return type();
+  std::string s;
+  appendDecl(s);
   return s;
 }
 
 std::string Binding::defn() const {
-  std::string s = type();
-  s.append(" ").append(name);
+  std::string s;
+  appendDefn(s);
   return s;
+}
+
+void Binding::appendDecl(std::string& out) const {
+  appendDefn(out);
+  if (defaultValue) out.append("=").append(*defaultValue);
+}
+
+void Binding::appendDefn(std::string& out) const {
+  nctype.type.appendCppType(out);
+  out.append(" ").append(name);
 }
 
 Binding Binding::noDefault() const {

@@ -225,6 +225,9 @@ struct Binding {
   std::string decl(bool funcPtrCast = false) const;
   // "TYPE NAME" (no default).
   std::string defn() const;
+  // decl() / defn() appended to `out`.
+  void appendDecl(std::string& out) const;
+  void appendDefn(std::string& out) const;
   Binding noDefault() const;
   Binding withName(std::string newName) const;  // torchgen's rename() and with_name()
 };
