@@ -572,9 +572,14 @@ Expected<BaseOperatorName> BaseOperatorName::parse(std::string_view op) {
 }
 
 std::string BaseOperatorName::str() const {
-  std::string prefix = ns.empty() ? "" : ns + "::";
-  if (dunderMethod) return prefix + "__" + (inplace ? "i" : "") + base + "__";
-  return prefix + base + (inplace ? "_" : functionalOverload ? "_functional" : "");
+  std::string s;
+  if (!ns.empty()) s.append(ns).append("::");
+  if (dunderMethod) {
+    s.append(inplace ? "__i" : "__").append(base).append("__");
+  } else {
+    s.append(base).append(inplace ? "_" : functionalOverload ? "_functional" : "");
+  }
+  return s;
 }
 
 Expected<OperatorName> OperatorName::parse(std::string_view text) {
@@ -591,10 +596,16 @@ Expected<OperatorName> OperatorName::parse(std::string_view text) {
   return r;
 }
 
-std::string OperatorName::str() const { return overloadName.empty() ? name.str() : name.str() + "." + overloadName; }
+std::string OperatorName::str() const {
+  std::string s = name.str();
+  if (!overloadName.empty()) s.append(".").append(overloadName);
+  return s;
+}
 
 std::string OperatorName::unambiguousName() const {
-  return overloadName.empty() ? name.str() : name.str() + "_" + overloadName;
+  std::string s = name.str();
+  if (!overloadName.empty()) s.append("_").append(overloadName);
+  return s;
 }
 
 OperatorName OperatorName::removeInplace() const {
