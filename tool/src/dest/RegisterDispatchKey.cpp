@@ -153,7 +153,13 @@ const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f,
     std::lock_guard<std::mutex> lock(mutex_);
     slot = &slots_[{&f, options.constRefForMutableTensors, options.ilistRefForTensorLists}];
   }
-  std::call_once(slot->made, [&] { slot->entry.emplace(f, options); });
+  if (!slot->made.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(slot->making);
+    if (!slot->made.load(std::memory_order_relaxed)) {
+      slot->entry.emplace(f, options);
+      slot->made.store(true, std::memory_order_release);
+    }
+  }
   return *slot->entry;
 }
 

@@ -14,6 +14,7 @@
 // ctx.diags at the function's location and the function contributes nothing.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,8 +87,10 @@ class DirectApiCache {
   const Entry& get(const model::NativeFunction& f, const api::Options& options);
 
  private:
+  // Not std::call_once: glibc's pthread_once wakes waiters with a system call on every completion.
   struct Slot {
-    std::once_flag made;
+    std::atomic<bool> made{false};  // set (release) once `entry` holds the entry
+    std::mutex making;              // held by the thread computing the entry
     std::optional<Entry> entry;
   };
   std::mutex mutex_;
