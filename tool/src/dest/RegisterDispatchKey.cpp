@@ -93,15 +93,6 @@ bool getsOutInplaceWrapper(const model::NativeFunction& f, const model::NativeFu
   return f.func.kind() != SchemaKind::Functional && !kernels.has(f) && kernels.has(*g.functional);
 }
 
-// The wrapper's signature (torchgen's wrapper_kernel_sig): the dispatcher's, named
-// wrapper_KEY_OVERLOAD_NAME so that overloads get distinct names.
-api::DispatcherSignature wrapperSignature(const model::NativeFunction& f, const std::string& keyName,
-                                          const api::Options& options) {
-  std::string prefix = "wrapper_";
-  prefix.append(keyName).append("_").append(f.func.name.overloadName).append("_");
-  return api::DispatcherSignature::fromSchema(f.func, options, std::move(prefix), /*symint=*/true);
-}
-
 }  // namespace
 
 void KernelCode::clear() {
@@ -163,9 +154,46 @@ const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f,
   return *slot->entry;
 }
 
+const api::DispatcherSignature& WrapperCache::dispatcherSignature(const model::NativeFunction& f,
+                                                                  const api::Options& options) {
+  const Key key = keyOf(f, options);
+  auto it = dispatcher_.find(key);
+  if (it == dispatcher_.end())
+    it = dispatcher_.emplace(key, api::DispatcherSignature::fromSchema(f.func, options, "", /*symint=*/true)).first;
+  return it->second;
+}
+
+const api::NativeSignature& WrapperCache::nativeSignature(const model::NativeFunction& f, const api::Options& options,
+                                                          bool symint) {
+  const std::pair<Key, bool> key{keyOf(f, options), symint};
+  auto it = native_.find(key);
+  if (it == native_.end()) it = native_.emplace(key, api::NativeSignature(f.func, symint, options)).first;
+  return it->second;
+}
+
+const support::Expected<std::vector<std::string>>& WrapperCache::directApiArguments(const model::NativeFunction& f,
+                                                                                    const api::Options& options,
+                                                                                    const DirectApiCache::Entry& api,
+                                                                                    Bindings bindings) {
+  const std::pair<Key, Bindings> key{keyOf(f, options), bindings};
+  auto it = directApi_.find(key);
+  if (it != directApi_.end()) return it->second;
+  const std::vector<api::Binding>& wrapperArgs =
+      bindings == Bindings::Dispatcher
+          ? dispatcherSignature(f, options).arguments()
+          : nativeSignature(f, options, /*symint=*/bindings == Bindings::SymIntNative).arguments();
+  std::vector<std::string> joined;
+  for (const api::CppSignature* s : api.signatures) {
+    support::Expected<std::vector<api::Expr>> args = api::translate(s->arguments(), wrapperArgs);
+    if (!args) return directApi_.emplace(key, args.error()).first->second;
+    joined.push_back(api::joinExprs(*args));
+  }
+  return directApi_.emplace(key, std::move(joined)).first->second;
+}
+
 RegisterDispatchKeyEmitter::RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index,
                                                        KernelTargets targets, const KernelTable::Names* names,
-                                                       DirectApiCache* apiCache)
+                                                       DirectApiCache* apiCache, WrapperCache* wrapperCache)
     : ctx_(ctx),
       index_(index),
       targets_(targets),
@@ -173,7 +201,9 @@ RegisterDispatchKeyEmitter::RegisterDispatchKeyEmitter(const EmitContext& ctx, c
       ownNames_(names != nullptr ? nullptr : std::make_unique<KernelTable::Names>(KernelTable::namesOf(ctx.ops))),
       kernels_(index, names != nullptr ? *names : *ownNames_),
       ownApiCache_(apiCache != nullptr ? nullptr : std::make_unique<DirectApiCache>()),
-      apiCache_(apiCache != nullptr ? apiCache : ownApiCache_.get()) {}
+      apiCache_(apiCache != nullptr ? apiCache : ownApiCache_.get()),
+      ownWrapperCache_(wrapperCache != nullptr ? nullptr : std::make_unique<WrapperCache>()),
+      wrapperCache_(wrapperCache != nullptr ? wrapperCache : ownWrapperCache_.get()) {}
 
 bool RegisterDispatchKeyEmitter::fail(const model::NativeFunction& f, const std::string& message) const {
   ctx_.diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + message);
@@ -239,12 +269,13 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
   if (f.manualKernelRegistration || !checkSupported(f)) return;
 
   const api::Options options = api::Options::of(f);
-  const api::DispatcherSignature sig = wrapperSignature(f, keyName_, options);
-  const std::string name = sig.name();
-  if (targets_.declarations || targets_.definitions) {
-    if (!emitDirectApi(f, options, name, sig.arguments(), out)) return;
+  if (!targets_.definitions) {
+    if (targets_.declarations) emitDirectApi(f, options, "", WrapperCache::Bindings::Dispatcher, out);
+    return;
   }
-  if (!targets_.definitions) return;
+  const api::DispatcherSignature& sig = wrapperCache_->dispatcherSignature(f, options);
+  const std::string name = wrapperName(f, sig);
+  if (!emitDirectApi(f, options, name, WrapperCache::Bindings::Dispatcher, out)) return;
 
   if (inplaceMeta) {
     if (!f.func.arguments.selfArg) {
@@ -252,10 +283,10 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
       return;
     }
     out.anonymousDefinitions.push_back(
-        fillSnippet(kInplaceMetaWrapper, {{"signature", sig.defn()}, {"self", f.func.arguments.selfArg->name}}));
+        fillSnippet(kInplaceMetaWrapper, {{"signature", sig.defn({.name = name})}, {"self", f.func.arguments.selfArg->name}}));
   } else if (outInplaceWrapper) {
-    if (!emitOutInplaceWrapper(f, *g, options, sig, out)) return;
-  } else if (!emitKernelWrapper(f, options, sig, out)) {
+    if (!emitOutInplaceWrapper(f, *g, options, sig, name, out)) return;
+  } else if (!emitKernelWrapper(f, options, sig, name, out)) {
     return;
   }
 
@@ -263,19 +294,26 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
     out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", name}}));
 }
 
+std::string RegisterDispatchKeyEmitter::wrapperName(const model::NativeFunction& f,
+                                                    const api::DispatcherSignature& sig) const {
+  std::string name = "wrapper_";
+  name.append(keyName_).append("_").append(f.func.name.overloadName).append("_").append(sig.name());
+  return name;
+}
+
 bool RegisterDispatchKeyEmitter::emitDirectApi(const model::NativeFunction& f, const api::Options& options,
-                                               const std::string& wrapperName,
-                                               const std::vector<api::Binding>& wrapperArgs, KernelCode& out) const {
+                                               const std::string& wrapperName, WrapperCache::Bindings wrapperBindings,
+                                               KernelCode& out) const {
   const DirectApiCache::Entry& api = apiCache_->get(f, options);
   if (targets_.declarations) out.namespacedDeclarations.push_back(api.declarations);
   if (targets_.definitions) {
+    const support::Expected<std::vector<std::string>>& args =
+        wrapperCache_->directApiArguments(f, options, api, wrapperBindings);
+    if (!args) return fail(f, args.error().message);
     std::string text;
-    for (size_t i = 0; i < api.signatures.size(); ++i) {
-      support::Expected<std::vector<api::Expr>> args = api::translate(api.signatures[i]->arguments(), wrapperArgs);
-      if (!args) return fail(f, args.error().message);
+    for (size_t i = 0; i < api.signatures.size(); ++i)
       appendSnippet(text, kDirectDefinition,
-                    {{"signature", api.definitions[i]}, {"wrapper", wrapperName}, {"args", api::joinExprs(*args)}});
-    }
+                    {{"signature", api.definitions[i]}, {"wrapper", wrapperName}, {"args", (*args)[i]}});
     out.namespacedDefinitions.push_back(std::move(text));
   }
   return true;
@@ -313,7 +351,8 @@ std::string RegisterDispatchKeyEmitter::deviceGuard(const model::NativeFunction&
 }
 
 bool RegisterDispatchKeyEmitter::emitKernelWrapper(const model::NativeFunction& f, const api::Options& options,
-                                                   const api::DispatcherSignature& sig, KernelCode& out) const {
+                                                   const api::DispatcherSignature& sig, const std::string& name,
+                                                   KernelCode& out) const {
   const model::BackendMetadata* metadata = kernels_.find(f);
   if (metadata == nullptr) return false;
   support::Expected<api::KernelSignature> kernelSig = api::kernelSignature(f, index_, options);
@@ -321,9 +360,9 @@ bool RegisterDispatchKeyEmitter::emitKernelWrapper(const model::NativeFunction& 
   support::Expected<std::vector<api::Expr>> args = api::translate(sig.arguments(), kernelSig->arguments());
   if (!args) return fail(f, args.error().message);
   // Backends that need device guards presumably need device checks too.
-  const std::string check = index_.deviceGuard() ? deviceCheck(f, sig.name()) : std::string(kNoDeviceCheck);
+  const std::string check = index_.deviceGuard() ? deviceCheck(f, name) : std::string(kNoDeviceCheck);
   const std::string kernel = metadata->cppNamespace + "::" + metadata->kernel;
-  out.anonymousDefinitions.push_back(fillSnippet(kKernelWrapper, {{"signature", sig.defn()},
+  out.anonymousDefinitions.push_back(fillSnippet(kKernelWrapper, {{"signature", sig.defn({.name = name})},
                                                                   {"device_check", check},
                                                                   {"device_guard", deviceGuard(f)},
                                                                   {"kernel", kernel},
@@ -335,7 +374,8 @@ bool RegisterDispatchKeyEmitter::emitKernelWrapper(const model::NativeFunction& 
 bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFunction& f,
                                                        const model::NativeFunctionsGroup& g,
                                                        const api::Options& options,
-                                                       const api::DispatcherSignature& sig, KernelCode& out) const {
+                                                       const api::DispatcherSignature& sig, const std::string& name,
+                                                       KernelCode& out) const {
   const SchemaKind kind = f.func.kind();
   std::string_view copy;
   if (kind == SchemaKind::Inplace) {
@@ -345,7 +385,6 @@ bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFuncti
   } else {
     return fail(f, "gen_out_inplace_wrapper called on a functional op");
   }
-  const std::string name = sig.name();
   const std::string result = name + "_tmp";
   const std::vector<std::string> returnNames = api::cpp::returnNames(f);
   std::string updates;
@@ -372,12 +411,12 @@ bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFuncti
       updates.append(copy).append("(").append(result).append(", ").append(outArg.name).append(");");
     }
   }
-  const api::DispatcherSignature functional = wrapperSignature(*g.functional, keyName_, options);
+  const api::DispatcherSignature& functional = wrapperCache_->dispatcherSignature(*g.functional, options);
   support::Expected<std::vector<api::Expr>> args = api::translate(sig.arguments(), functional.arguments());
   if (!args) return fail(f, args.error().message);
   out.anonymousDefinitions.push_back(fillSnippet(kOutInplaceWrapper, {{"signature", sig.defn({.name = name})},
                                                                       {"result", result},
-                                                                      {"functional", functional.name()},
+                                                                      {"functional", wrapperName(*g.functional, functional)},
                                                                       {"args", api::joinExprs(*args)},
                                                                       {"updates", updates},
                                                                       {"returns", returns}}));

@@ -27,6 +27,7 @@
 
 #include "api/Signatures.h"
 #include "dest/Emit.h"
+#include "support/Expected.h"
 
 namespace opgen::dest {
 
@@ -97,14 +98,47 @@ class DirectApiCache {
   std::map<std::tuple<const model::NativeFunction*, bool, bool>, Slot> slots_;  // nodes never move
 };
 
+// The parts of a function's Register{Key}.cpp code that do not depend on the key (torchgen computes
+// them again for each key): the signatures of its wrappers, whose names differ only by the key's
+// prefix, and the arguments its direct C++ API passes to a wrapper. Filled on use; one cache may serve
+// the emitters of several keys, on one thread.
+class WrapperCache {
+ public:
+  // What a wrapper's parameters are: the dispatcher's (unstructured kernels) or the native ones, with
+  // SymInt or without (structured kernels, following the backend's kernel).
+  enum class Bindings { Dispatcher, Native, SymIntNative };
+
+  // f's dispatcher signature (SymInt), without a prefix.
+  const api::DispatcherSignature& dispatcherSignature(const model::NativeFunction& f, const api::Options& options);
+  // f's native signature, without a prefix.
+  const api::NativeSignature& nativeSignature(const model::NativeFunction& f, const api::Options& options, bool symint);
+  // What each overload of `api` (f's direct C++ API) passes to a wrapper with `bindings`: the
+  // translation's expressions joined, or its error.
+  const support::Expected<std::vector<std::string>>& directApiArguments(const model::NativeFunction& f,
+                                                                        const api::Options& options,
+                                                                        const DirectApiCache::Entry& api,
+                                                                        Bindings bindings);
+
+ private:
+  using Key = std::tuple<const model::NativeFunction*, bool, bool>;  // f and its options
+  static Key keyOf(const model::NativeFunction& f, const api::Options& options) {
+    return {&f, options.constRefForMutableTensors, options.ilistRefForTensorLists};
+  }
+
+  std::map<Key, api::DispatcherSignature> dispatcher_;
+  std::map<std::pair<Key, bool>, api::NativeSignature> native_;
+  std::map<std::pair<Key, Bindings>, support::Expected<std::vector<std::string>>> directApi_;
+};
+
 class RegisterDispatchKeyEmitter {
  public:
   // `index` is torchgen's backend_indices[key]: for a key without kernels, an empty index whose key
   // is Undefined (its wrappers, helpers and checks then follow Undefined, as torchgen's do).
   // `names` (KernelTable::namesOf(ctx.ops)) may be shared between emitters; made here when null.
-  // `apiCache` may be shared likewise; made here when null.
+  // `apiCache` and `wrapperCache` may be shared likewise; made here when null.
   RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index, KernelTargets targets,
-                             const KernelTable::Names* names = nullptr, DirectApiCache* apiCache = nullptr);
+                             const KernelTable::Names* names = nullptr, DirectApiCache* apiCache = nullptr,
+                             WrapperCache* wrapperCache = nullptr);
 
   // Appends what `item` contributes (torchgen's RegisterDispatchKey.__call__).
   void emit(const model::FunctionOrGroup& item, KernelCode& out) const;
@@ -120,10 +154,12 @@ class RegisterDispatchKeyEmitter {
   KernelTargets targets() const { return targets_; }
   bool selected(const model::NativeFunction& f) const { return ctx_.selector.isNativeFunctionSelected(f); }
 
+  WrapperCache& wrapperCache() const { return *wrapperCache_; }
+
   // The key's direct C++ API for f (every overload of CppSignatureGroup, SymInt ones included):
-  // declarations and definitions that call `wrapperName` with `wrapperArgs`.
+  // declarations and definitions that call `wrapperName`, whose parameters are `wrapperBindings`.
   bool emitDirectApi(const model::NativeFunction& f, const api::Options& options, const std::string& wrapperName,
-                     const std::vector<api::Binding>& wrapperArgs, KernelCode& out) const;
+                     WrapperCache::Bindings wrapperBindings, KernelCode& out) const;
   // torchgen's gen_device_check: the checks that every tensor argument (out arguments first) is on
   // the same device, naming `methodName` in the message.
   static std::string deviceCheck(const model::NativeFunction& f, std::string_view methodName);
@@ -134,11 +170,16 @@ class RegisterDispatchKeyEmitter {
 
  private:
   void emitUnstructured(const model::NativeFunction& f, const model::NativeFunctionsGroup* g, KernelCode& out) const;
+  // `sig` is the wrapper's signature without a prefix, `name` the wrapper's name.
   bool emitKernelWrapper(const model::NativeFunction& f, const api::Options& options,
-                         const api::DispatcherSignature& sig, KernelCode& out) const;
+                         const api::DispatcherSignature& sig, const std::string& name, KernelCode& out) const;
   bool emitOutInplaceWrapper(const model::NativeFunction& f, const model::NativeFunctionsGroup& g,
-                             const api::Options& options, const api::DispatcherSignature& sig, KernelCode& out) const;
+                             const api::Options& options, const api::DispatcherSignature& sig,
+                             const std::string& name, KernelCode& out) const;
   std::string deviceGuard(const model::NativeFunction& f) const;
+  // torchgen's wrapper_kernel_sig: the name of f's wrapper, wrapper_KEY_OVERLOAD_NAME (so that
+  // overloads get distinct names), from `sig` (f's dispatcher signature without a prefix).
+  std::string wrapperName(const model::NativeFunction& f, const api::DispatcherSignature& sig) const;
 
   const EmitContext& ctx_;
   const model::BackendIndex& index_;
@@ -148,6 +189,8 @@ class RegisterDispatchKeyEmitter {
   KernelTable kernels_;
   std::unique_ptr<DirectApiCache> ownApiCache_;  // when no cache was given
   DirectApiCache* apiCache_;
+  std::unique_ptr<WrapperCache> ownWrapperCache_;  // when no cache was given
+  WrapperCache* wrapperCache_;
 };
 
 }  // namespace opgen::dest

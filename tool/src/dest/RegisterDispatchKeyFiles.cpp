@@ -266,10 +266,12 @@ std::vector<std::string> operatorHeaders(const EmitContext& ctx, DispatchKey key
 class DefinitionsRenderer {
  public:
   DefinitionsRenderer(const EmitContext& ctx, DispatchKey key, const model::BackendIndex& index,
-                      const KernelTable::Names& names, DirectApiCache& apiCache, Writer& templates)
+                      const KernelTable::Names& names, DirectApiCache& apiCache, WrapperCache& wrapperCache,
+                      Writer& templates)
       : ctx_(ctx),
         key_(key),
-        emitter_(ctx, index, KernelTargets{.declarations = false, .definitions = true}, &names, &apiCache),
+        emitter_(ctx, index, KernelTargets{.declarations = false, .definitions = true}, &names, &apiCache,
+                 &wrapperCache),
         templates_(templates),
         dispatchNamespace_(lower(model::dispatchKeyName(key))) {}
 
@@ -331,9 +333,9 @@ class DefinitionsRenderer {
 };
 
 void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey key, const KernelTable::Names& names,
-                      DirectApiCache& apiCache) {
+                      DirectApiCache& apiCache, WrapperCache& wrapperCache) {
   const model::BackendIndex& index = ctx.backendIndex(key);
-  DefinitionsRenderer renderer(ctx, key, index, names, apiCache, out.forDispatchKey(key));
+  DefinitionsRenderer renderer(ctx, key, index, names, apiCache, wrapperCache, out.forDispatchKey(key));
   Sharded spec;
   spec.filename = "Register" + std::string(model::dispatchKeyName(key)) + ".cpp";
   spec.templateName = "RegisterDispatchKey.cpp";
@@ -443,7 +445,8 @@ void emitRegisterDispatchKey(const EmitContext& ctx, const Writers& out) {
   const KernelTable::Names names = KernelTable::namesOf(ctx.ops);
   DirectApiCache ownCache;
   DirectApiCache& apiCache = ctx.directApiCache != nullptr ? *ctx.directApiCache : ownCache;
-  for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, apiCache);
+  WrapperCache wrapperCache;  // the keys' files are made one after the other, on this thread
+  for (DispatchKey key : ctx.dispatchKeys) emitRegisterFile(ctx, out, key, names, apiCache, wrapperCache);
 }
 
 void emitDispatchKeyFunctionsInl(const EmitContext& ctx, const Writers& out) {

@@ -160,22 +160,26 @@ void StructuredKernelEmitter::emit(const model::NativeFunction& f, KernelCode& o
   if (!base_.checkSupported(f)) return;
 
   const api::Options options = api::Options::of(f);
-  const model::BackendMetadata* kernel = base_.kernels().find(f);
-  const api::NativeSignature sig(f.func, kernel != nullptr && kernel->supportsSymInt(), options,
-                                 "wrapper_" + base_.keyName() + "_");
   const KernelTargets targets = base_.targets();
-  if (targets.declarations || targets.definitions) {
-    if (!base_.emitDirectApi(f, options, sig.name(), sig.arguments(), out)) return;
+  const model::BackendMetadata* kernel = base_.kernels().find(f);
+  const bool symint = kernel != nullptr && kernel->supportsSymInt();
+  const WrapperCache::Bindings bindings = symint ? WrapperCache::Bindings::SymIntNative : WrapperCache::Bindings::Native;
+  if (!targets.definitions) {
+    if (targets.declarations) base_.emitDirectApi(f, options, "", bindings, out);
+    return;
   }
-  if (!targets.definitions) return;
-  Expected<std::string> definition = anonymousDefinition(f, options, sig);
+  // The wrapper's signature is the native one, named wrapper_KEY_NAME.
+  const api::NativeSignature& sig = base_.wrapperCache().nativeSignature(f, options, symint);
+  const std::string name = "wrapper_" + base_.keyName() + "_" + sig.name();
+  if (!base_.emitDirectApi(f, options, name, bindings, out)) return;
+  Expected<std::string> definition = anonymousDefinition(f, options, sig, name);
   if (!definition) {
     base_.fail(f, definition.error().message);
     return;
   }
   out.anonymousDefinitions.push_back(definition.take());
   if (base_.selected(f))
-    out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", sig.name()}}));
+    out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", name}}));
 }
 
 Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::classNames(SchemaKind kind) const {
@@ -195,21 +199,23 @@ Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::className
 
 Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const model::NativeFunction& f,
                                                                    const api::Options& options,
-                                                                   const api::NativeSignature& sig) const {
+                                                                   const api::NativeSignature& sig,
+                                                                   const std::string& name) const {
   const SchemaKind kind = f.func.kind();
   Expected<ClassNames> names = classNames(kind);
   if (!names) return names.error();
-  Expected<std::string> body = wrapperBody(f, options, sig, names->name);
+  Expected<std::string> body = wrapperBody(f, options, sig, name, names->name);
   if (!body) return body;
   Expected<std::string> definition = classDefinition(f, kind, *names);
   if (!definition) return definition;
-  return fillSnippet(kStructuredWrapper, {{"class_definition", *definition}, {"signature", sig.defn()}, {"body", *body}});
+  return fillSnippet(kStructuredWrapper, {{"class_definition", *definition}, {"signature", sig.defn({.name = name})}, {"body", *body}});
 }
 
 // The wrapper's statements: construct the class, run meta (keeping what it precomputes), run the
 // kernel on the outputs (as the impl's arguments), copy proxies back, return the outputs.
 Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFunction& f, const api::Options& options,
                                                            const api::NativeSignature& sig,
+                                                           const std::string& name,
                                                            const std::string& className) const {
   const SchemaKind kind = f.func.kind();
   const DispatchKey key = base_.key();
@@ -217,7 +223,7 @@ Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFu
   std::vector<std::string> body;
   std::vector<api::Expr> context = api::toExprs(sig.arguments());
 
-  if (base_.index().deviceGuard()) body.push_back(RegisterDispatchKeyEmitter::deviceCheck(f, sig.name()));
+  if (base_.index().deviceGuard()) body.push_back(RegisterDispatchKeyEmitter::deviceCheck(f, name));
   if (kind == SchemaKind::Functional) {
     body.push_back(fillSnippet(kConstructFunctional, {{"class", className}}));
   } else if (kind == SchemaKind::Inplace) {

@@ -28,10 +28,12 @@ class StructuredKernelEmitter {
     std::string parent;  // at::meta::structured_NAME or NS::structured_KERNEL
   };
   support::Expected<ClassNames> classNames(model::SchemaKind kind) const;
+  // `sig` is the wrapper's signature without a prefix, `name` the wrapper's name.
   support::Expected<std::string> anonymousDefinition(const model::NativeFunction& f, const api::Options& options,
-                                                     const api::NativeSignature& sig) const;
+                                                     const api::NativeSignature& sig, const std::string& name) const;
   support::Expected<std::string> wrapperBody(const model::NativeFunction& f, const api::Options& options,
-                                             const api::NativeSignature& sig, const std::string& className) const;
+                                             const api::NativeSignature& sig, const std::string& name,
+                                             const std::string& className) const;
   support::Expected<std::string> classDefinition(const model::NativeFunction& f, model::SchemaKind kind,
                                                  const ClassNames& names) const;
   support::Expected<std::string> setOutputFunctions(model::SchemaKind kind, const std::string& parent) const;
