@@ -206,6 +206,13 @@ std::optional<std::string> FileManager::render(std::string_view templateName, su
   return fixDocstringSpacing(std::move(*text));
 }
 
+bool FileManager::templateUses(std::string_view templateName, std::string_view variable) {
+  const support::CodeTemplate* tmpl = templates_.get(joinPurePath(templateDir_, templateName));
+  if (tmpl == nullptr) return true;  // rendering reports it
+  const std::vector<std::string> names = tmpl->variables();
+  return std::find(names.begin(), names.end(), variable) != names.end();
+}
+
 dest::Writer::Existing FileManager::readExisting(std::string_view filename) {
   Existing existing{osPathJoin(installDir_, filename), outputs_.readExisting(installDir_, filename)};
   if (existing.text) *existing.text = support::universalNewlines(std::move(*existing.text));
@@ -238,13 +245,16 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
     }
     initial[name] = value.items();
   }
-  // Everything first, then _0 .. _N-1 (torchgen's all_shards).
+  // Everything first, then _0 .. _N-1 (torchgen's all_shards). With one shard, _0 gets every item,
+  // as Everything does: the lists are gathered once, in _0's.
+  const bool oneShard = spec.numShards == 1;
+  using Lists = std::map<std::string, std::vector<std::string>>;
   struct Shard {
     std::string id;
-    std::map<std::string, std::vector<std::string>> lists;
+    Lists lists;
   };
   std::vector<Shard> shards;
-  shards.push_back({"Everything", initial});
+  shards.push_back({"Everything", oneShard ? Lists() : initial});
   for (int i = 0; i < spec.numShards; ++i) shards.push_back({std::string("_").append(std::to_string(i)), initial});
   auto append = [](Shard& shard, const dest::ShardEnv& additions) {
     for (const auto& [name, items] : additions) {
@@ -268,22 +278,44 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
         }
       }
       const int shard = spec.numShards > 1 ? support::shardOf(key(i), spec.numShards) : 0;
-      append(shards[0], additions);
+      if (!oneShard) append(shards[0], additions);
       moveAppend(shards[1 + shard], additions);
     }
   }
+  // torchgen: {"shard_id": ID}, updated with the base environment, then the sharded lists (moved
+  // out of `lists` unless copied).
+  auto shardEnv = [&spec](const std::string& id, Lists& lists, bool copyLists) {
+    support::TemplateEnv e;
+    e.set("shard_id", id);
+    for (const auto& [name, value] : spec.baseEnv)
+      if (!spec.shardedKeys.count(name)) e.set(name, value);
+    for (auto& [name, items] : lists) e.set(name, copyLists ? items : std::move(items));
+    return e;
+  };
   const std::string stem(pathStem(spec.filename));
   auto shardFile = [&](const std::string& id) { return pathWithStem(spec.filename, std::string(stem).append(id)); };
+  // With one shard, Everything and _0 have the same environment but for shard_id: unless the template
+  // uses it, _0's text is Everything's, rendered once.
+  std::optional<std::string> everythingText;
   for (Shard& shard : shards) {
-    // torchgen: {"shard_id": ID}, updated with the base environment, then the sharded lists.
-    writeWithTemplate(shardFile(shard.id), spec.templateName, [&] {
-      support::TemplateEnv e;
-      e.set("shard_id", shard.id);
-      for (const auto& [name, value] : spec.baseEnv)
-        if (!spec.shardedKeys.count(name)) e.set(name, value);
-      for (auto& [name, items] : shard.lists) e.set(name, std::move(items));
-      return e;
-    });
+    const std::string filename = shardFile(shard.id);
+    if (!record(filename) || dryRun_) continue;
+    if (everythingText) {  // _0 of one shard
+      store(filename, std::move(*everythingText));
+      continue;
+    }
+    if (!oneShard || &shard != &shards[0]) {
+      if (std::optional<std::string> text = render(spec.templateName, shardEnv(shard.id, shard.lists, false)))
+        store(filename, std::move(*text));
+      continue;
+    }
+    // Everything of one shard, from _0's lists. When the rendering fails, _0's fails alike (whether a
+    // template renders depends on the names defined, not on the lists' items).
+    const bool sameText = !templateUses(spec.templateName, "shard_id");
+    std::optional<std::string> text = render(spec.templateName, shardEnv(shard.id, shards[1].lists, !sameText));
+    if (!text) continue;
+    if (sameText) everythingText = *text;
+    store(filename, std::move(*text));
   }
   // The Everything file is not meant to be compiled: torchgen leaves it out of the outputs.
   std::lock_guard<std::mutex> lock(filesMutex_);

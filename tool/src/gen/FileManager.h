@@ -146,6 +146,8 @@ class FileManager final : public dest::Writer {
   bool record(std::string_view filename);
   void store(std::string_view filename, std::string content);
   std::optional<std::string> render(std::string_view templateName, support::TemplateEnv env);
+  // Whether TEMPLATE_DIR/templateName uses `variable` (true when the template cannot be read).
+  bool templateUses(std::string_view templateName, std::string_view variable);
 
   std::string installDir_;
   std::string templateDir_;
