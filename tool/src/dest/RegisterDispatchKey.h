@@ -155,6 +155,11 @@ class RegisterDispatchKeyEmitter {
   bool selected(const model::NativeFunction& f) const { return ctx_.selector.isNativeFunctionSelected(f); }
 
   WrapperCache& wrapperCache() const { return *wrapperCache_; }
+  // The set_output_* overrides of the key's structured classes by kind of function, indented, for
+  // groups without structured_inherits (they depend on nothing else): made on first use.
+  std::map<model::SchemaKind, support::Expected<std::string>>& structuredSetOutputs() const {
+    return structuredSetOutputs_;
+  }
 
   // The key's direct C++ API for f (every overload of CppSignatureGroup, SymInt ones included):
   // declarations and definitions that call `wrapperName`, whose parameters are `wrapperBindings`.
@@ -191,6 +196,7 @@ class RegisterDispatchKeyEmitter {
   DirectApiCache* apiCache_;
   std::unique_ptr<WrapperCache> ownWrapperCache_;  // when no cache was given
   WrapperCache* wrapperCache_;
+  mutable std::map<model::SchemaKind, support::Expected<std::string>> structuredSetOutputs_;
 };
 
 }  // namespace opgen::dest

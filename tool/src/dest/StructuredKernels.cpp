@@ -331,12 +331,25 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
   } else {
     return makeError("Unsupported SchemaKind SchemaKind." + std::string(model::schemaKindName(kind)));
   }
-  Expected<std::string> setOutput = setOutputFunctions(kind, names.parent);
-  if (!setOutput) return setOutput;
-
   constexpr std::string_view kIndent = "    ";
+  auto setOutputLines = [&]() -> Expected<std::string> {
+    Expected<std::string> functions = setOutputFunctions(kind, names.parent);
+    if (!functions) return functions;
+    return support::indentLines(*functions, kIndent);
+  };
+  std::optional<Expected<std::string>> ownSetOutput;  // for a group with structured_inherits
+  const Expected<std::string>* setOutput;
+  if (g_.out->structuredInherits) {
+    setOutput = &ownSetOutput.emplace(setOutputLines());
+  } else {
+    auto& shared = base_.structuredSetOutputs();
+    auto it = shared.find(kind);
+    if (it == shared.end()) it = shared.emplace(kind, setOutputLines()).first;
+    setOutput = &it->second;
+  }
+  if (!*setOutput) return setOutput->error();
+
   const std::string constructorLines = support::indentLines(constructor, kIndent);
-  const std::string setOutputLines = support::indentLines(*setOutput, kIndent);
   const std::string proxyLines = support::indentLines(proxyField, kIndent);
   const std::string guardLines = support::indentLines(guardField(base_.key()), kIndent);
   std::string text;
@@ -344,7 +357,7 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
     std::string filled = fillSnippet(line, {{"class", names.name},
                                             {"parent", names.parent},
                                             {"constructor", constructorLines},
-                                            {"set_output", setOutputLines},
+                                            {"set_output", **setOutput},
                                             {"output_value", outputValue},
                                             {"output_type", outputType},
                                             {"count", count},
