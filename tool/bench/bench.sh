@@ -21,13 +21,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # run NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user + system, all threads) of one
-# run, appended to $work/NAME.times. The
-# file system first settles (sync, then a pause): writing back or discarding earlier runs' files
-# otherwise slows the creation of thousands of files by several times, for either generator.
+# run, appended to $work/NAME.times. The file system first settles (sync); before a run that creates
+# thousands of files (NAME not *_warm) also a pause (BENCH_SETTLE seconds, default 3), as writing
+# back earlier runs' files otherwise slows the creation of new ones, for either generator. A run into
+# a full folder creates nothing: it follows the sync at once, as it would follow a build step.
+# Run the script when nothing was deleted on the file system in the last minute or two: ext4 without
+# a journal (as here) skips recently deleted inodes when it allocates new ones, which makes a cold
+# run several times slower for 60 s after a large deletion (an earlier bench's cleanup, say).
 run() {
   local name=$1; shift
   sync
-  sleep "${BENCH_SETTLE:-3}"
+  [[ $name == *_warm ]] || sleep "${BENCH_SETTLE:-3}"
   /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$work/t" >>"$work/$name.times"
 }
