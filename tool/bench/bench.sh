@@ -20,18 +20,26 @@ src=$root/torchgen/packaged/ATen
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Run the script when nothing was deleted on the file system in the last few minutes: ext4 without a
+# journal (as here) skips recently deleted inodes when it allocates new ones, which makes a cold run
+# several times slower for minutes after a large deletion (an earlier bench's cleanup, say), for
+# either generator.
+#
 # run NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user + system, all threads) of one
-# run, appended to $work/NAME.times. The file system first settles (sync); before a run that creates
-# thousands of files (NAME not *_warm) also a pause (BENCH_SETTLE seconds, default 3), as writing
-# back earlier runs' files otherwise slows the creation of new ones, for either generator. A run into
-# a full folder creates nothing: it follows the sync at once, as it would follow a build step.
-# Run the script when nothing was deleted on the file system in the last minute or two: ext4 without
-# a journal (as here) skips recently deleted inodes when it allocates new ones, which makes a cold
-# run several times slower for 60 s after a large deletion (an earlier bench's cleanup, say).
+# run, appended to $work/NAME.times. Before it:
+# - sync, and before a run that creates thousands of files (NAME not *_warm) a pause (BENCH_SETTLE
+#   seconds, default 3): writing back earlier runs' files otherwise slows the creation of new ones;
+# - half a second of busy loop on every core: on this VM a CPU that has been idle runs the next few
+#   hundred milliseconds of work 20-40% slower (a warm opgen run measured 0.21-0.23 s back to back,
+#   0.26-0.33 s after one idle second), which would count against a short run, not a long one.
+spin() { timeout 0.5 sh -c 'while :; do :; done' || true; }
 run() {
   local name=$1; shift
   sync
   [[ $name == *_warm ]] || sleep "${BENCH_SETTLE:-3}"
+  for ((c = 1; c < $(nproc); c++)); do spin & done
+  spin
+  wait
   /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$work/t" >>"$work/$name.times"
 }
