@@ -53,6 +53,23 @@ stat() { # NAME -> "median_seconds peak_rss_mib median_cpu_seconds"
   echo "$s $((m / 1024)) $c"
 }
 
+# table TITLE REFERENCE COLD WARM [LABEL NAME]...: one row per run NAME (median wall, peak RSS,
+# median CPU), then the wall-time speed-up of COLD and WARM over REFERENCE.
+table() {
+  local title=$1 reference=$2 cold=$3 warm=$4 s m c
+  shift 4
+  echo "$title"
+  printf '  %-34s %8s %10s %9s\n' "" "wall" "peak RSS" "CPU"
+  while (($#)); do
+    read -r s m c < <(stat "$2")
+    printf '  %-34s %6s s %6s MiB %7s s\n' "$1" "$s" "$m" "$c"
+    shift 2
+  done
+  awk -v r="$(stat "$reference" | cut -d' ' -f1)" -v c="$(stat "$cold" | cut -d' ' -f1)" \
+      -v w="$(stat "$warm" | cut -d' ' -f1)" \
+      'BEGIN {printf "  speed-up (wall): %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+}
+
 if [[ $part == all || $part == aten ]]; then
 flags=(--per-operator-headers)
 # Every run writes into folders of its own (deleting a run's files is left to the end).
@@ -64,18 +81,12 @@ for ((i = 0; i < runs; i++)); do
 done
 diff -r "$work/ref0" "$work/opgen0" >/dev/null || echo "bench: warning: opgen's output differs from the reference's" >&2
 
-read -r ref_s ref_m ref_c < <(stat reference)
-read -r cold_s cold_m cold_c < <(stat opgen_cold)
-read -r warm_s warm_m warm_c < <(stat opgen_warm)
-read -r parse_s parse_m parse_c < <(stat opgen_parse)
-files=$(find "$work/ref0" -type f | wc -l)
-printf 'ATen, --per-operator-headers, %d files, median of %d runs on %d cores\n' "$files" "$runs" "$(nproc)"
-printf '  %-34s %8s %10s %9s\n' "" "wall" "peak RSS" "CPU"
-printf '  %-34s %6s s %6s MiB %7s s\n' "torchgen 2.14.1 (reference)" "$ref_s" "$ref_m" "$ref_c" \
-  "opgen gen (empty output folder)" "$cold_s" "$cold_m" "$cold_c" \
-  "opgen gen (nothing changed)" "$warm_s" "$warm_m" "$warm_c" \
-  "opgen parse (model only)" "$parse_s" "$parse_m" "$parse_c"
-awk -v r="$ref_s" -v c="$cold_s" -v w="$warm_s" 'BEGIN {printf "  speed-up (wall): %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+table "$(printf 'ATen, --per-operator-headers, %d files, median of %d runs on %d cores' \
+        "$(find "$work/ref0" -type f | wc -l)" "$runs" "$(nproc)")" reference opgen_cold opgen_warm \
+  "torchgen 2.14.1 (reference)" reference \
+  "opgen gen (empty output folder)" opgen_cold \
+  "opgen gen (nothing changed)" opgen_warm \
+  "opgen parse (model only)" opgen_parse
 fi
 
 if [[ $part == all || $part == python ]]; then
@@ -88,12 +99,9 @@ if [[ $part == all || $part == python ]]; then
     run py_warm "$opgen" python "${py_args[@]}" -o "$work/pyopgen$i"
   done
   diff -r "$work/pyref0" "$work/pyopgen0" >/dev/null || echo "bench: warning: opgen python's output differs from the reference's" >&2
-  read -r pref_s pref_m _ < <(stat py_reference)
-  read -r pcold_s pcold_m _ < <(stat py_cold)
-  read -r pwarm_s pwarm_m _ < <(stat py_warm)
-  printf 'Python bindings of ATen, %d files, median of %d runs on %d cores\n' "$(find "$work/pyref0" -type f | wc -l)" "$runs" "$(nproc)"
-  printf '  %-34s %8s s  %6s MiB\n' "torchgen 2.14.1 (reference)" "$pref_s" "$pref_m" \
-    "opgen python (empty output folder)" "$pcold_s" "$pcold_m" \
-    "opgen python (nothing changed)" "$pwarm_s" "$pwarm_m"
-  awk -v r="$pref_s" -v c="$pcold_s" -v w="$pwarm_s" 'BEGIN {printf "  speed-up: %.1fx (empty folder), %.1fx (nothing changed)\n", r / c, r / w}'
+  table "$(printf 'Python bindings of ATen, %d files, median of %d runs on %d cores' \
+          "$(find "$work/pyref0" -type f | wc -l)" "$runs" "$(nproc)")" py_reference py_cold py_warm \
+    "torchgen 2.14.1 (reference)" py_reference \
+    "opgen python (empty output folder)" py_cold \
+    "opgen python (nothing changed)" py_warm
 fi
