@@ -142,7 +142,7 @@ const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f,
   Slot* slot;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    slot = &slots_[{&f, options.constRefForMutableTensors, options.ilistRefForTensorLists}];
+    slot = &slots_[functionApiKey(f, options)];
   }
   if (!slot->made.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(slot->making);
@@ -156,7 +156,7 @@ const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f,
 
 const api::DispatcherSignature& WrapperCache::dispatcherSignature(const model::NativeFunction& f,
                                                                   const api::Options& options) {
-  const Key key = keyOf(f, options);
+  const Key key = functionApiKey(f, options);
   auto it = dispatcher_.find(key);
   if (it == dispatcher_.end())
     it = dispatcher_.emplace(key, api::DispatcherSignature::fromSchema(f.func, options, "", /*symint=*/true)).first;
@@ -165,7 +165,7 @@ const api::DispatcherSignature& WrapperCache::dispatcherSignature(const model::N
 
 const api::NativeSignature& WrapperCache::nativeSignature(const model::NativeFunction& f, const api::Options& options,
                                                           bool symint) {
-  const std::pair<Key, bool> key{keyOf(f, options), symint};
+  const std::pair<Key, bool> key{functionApiKey(f, options), symint};
   auto it = native_.find(key);
   if (it == native_.end()) it = native_.emplace(key, api::NativeSignature(f.func, symint, options)).first;
   return it->second;
@@ -175,7 +175,7 @@ const support::Expected<std::vector<std::string>>& WrapperCache::directApiArgume
                                                                                     const api::Options& options,
                                                                                     const DirectApiCache::Entry& api,
                                                                                     Bindings bindings) {
-  const std::pair<Key, Bindings> key{keyOf(f, options), bindings};
+  const std::pair<Key, Bindings> key{functionApiKey(f, options), bindings};
   auto it = directApi_.find(key);
   if (it != directApi_.end()) return it->second;
   const std::vector<api::Binding>& wrapperArgs =

@@ -69,9 +69,16 @@ class KernelTable {
   std::unordered_map<const model::NativeFunction*, const model::BackendMetadata*> kernels_;
 };
 
+// What the caches below are keyed by: a function and the options its signatures depend on.
+using FunctionApiKey = std::tuple<const model::NativeFunction*, bool, bool>;
+inline FunctionApiKey functionApiKey(const model::NativeFunction& f, const api::Options& options) {
+  return {&f, options.constRefForMutableTensors, options.ilistRefForTensorLists};
+}
+
 // The parts of a function's direct C++ API that are the same in every key's files (torchgen
 // computes them again for each key): its CppSignatureGroup, the declarations and the definitions'
-// signatures. Filled on use; one cache may serve the emitters of several keys, on one thread.
+// signatures. Filled on use; one cache may serve the emitters of several keys and families, on
+// several threads.
 class DirectApiCache {
  public:
   struct Entry {
@@ -95,7 +102,7 @@ class DirectApiCache {
     std::optional<Entry> entry;
   };
   std::mutex mutex_;
-  std::map<std::tuple<const model::NativeFunction*, bool, bool>, Slot> slots_;  // nodes never move
+  std::map<FunctionApiKey, Slot> slots_;  // nodes never move
 };
 
 // The parts of a function's Register{Key}.cpp code that do not depend on the key (torchgen computes
@@ -120,10 +127,7 @@ class WrapperCache {
                                                                         Bindings bindings);
 
  private:
-  using Key = std::tuple<const model::NativeFunction*, bool, bool>;  // f and its options
-  static Key keyOf(const model::NativeFunction& f, const api::Options& options) {
-    return {&f, options.constRefForMutableTensors, options.ilistRefForTensorLists};
-  }
+  using Key = FunctionApiKey;
 
   std::map<Key, api::DispatcherSignature> dispatcher_;
   std::map<std::pair<Key, bool>, api::NativeSignature> native_;
