@@ -164,7 +164,9 @@ int runGen(const std::vector<std::string>& args) {
     std::cerr << "opgen gen: warning: skipped " << report.skippedFamilies.size()
               << " output families that opgen does not implement yet: " << names << "\n";
   }
-  return reportAndExit(diags);
+  // Exits here rather than returning: the run's memory (report.retained, the records of the outputs)
+  // is left to the OS, which frees it faster than ~10 ms of destructors would.
+  std::exit(reportAndExit(diags));
 }
 
 // The plugin's library templates: installed beside the executable (PREFIX/bin/opgen,

@@ -8,6 +8,7 @@
 // not implement yet has no emitter and is reported in GenReport::skippedFamilies.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <string_view>
@@ -25,6 +26,9 @@ struct GenReport {
   std::vector<std::string> skippedFamilies;
   // Wall time of each step ("load", then every family, "output lists"), in milliseconds.
   std::vector<std::pair<std::string, double>> timings;
+  // The run's model, file managers and caches, which the outputs no longer need: freed with the
+  // report, or left to the OS by a process that exits (see main.cpp).
+  std::shared_ptr<void> retained;
 };
 
 // Runs `opgen gen` with options that parseGenCommandLine() and checkGenOptions() accepted. Every
