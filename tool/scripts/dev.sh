@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 packages=(
   g++ cmake ninja-build make pkg-config    # toolchain (make: the plugin is tested with Unix Makefiles too)
-  libyaml-dev nlohmann-json3-dev libssl-dev libgtest-dev libyaml-cpp-dev   # opgen's libraries (yaml-cpp: tests)
+  libyaml-dev nlohmann-json3-dev libmd-dev libgtest-dev libyaml-cpp-dev   # opgen's libraries (yaml-cpp: tests)
   libmimalloc-dev                          # optional: a faster malloc for opgen
   python3 python3-yaml python3-typing-extensions               # the reference generator (tests)
   libtorch-dev python3-torch               # the runtime generated operator libraries build against

@@ -1,6 +1,6 @@
 #include "support/Sharding.h"
 
-#include <openssl/evp.h>
+#include <sha1.h>  // libmd
 
 #include <algorithm>
 #include <cstdint>
@@ -38,13 +38,15 @@ int shardOf(std::string_view key, int numShards) {
   std::optional<std::string> latin1 = ascii ? std::nullopt : toLatin1(key);
   const std::string_view bytes = latin1 ? std::string_view(*latin1) : key;
 
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digestSize = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &digestSize, EVP_sha1(), nullptr) != 1) return 0;
+  SHA1_CTX ctx;
+  SHA1Init(&ctx);
+  SHA1Update(&ctx, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  uint8_t digest[SHA1_DIGEST_LENGTH];
+  SHA1Final(digest, &ctx);
 
   // The digest is a little-endian number: fold from its most significant byte, the last one.
   uint64_t remainder = 0;
-  for (unsigned int i = digestSize; i-- > 0;) remainder = (remainder * 256 + digest[i]) % static_cast<uint64_t>(numShards);
+  for (size_t i = SHA1_DIGEST_LENGTH; i-- > 0;) remainder = (remainder * 256 + digest[i]) % static_cast<uint64_t>(numShards);
   return static_cast<int>(remainder);
 }
 
