@@ -133,6 +133,7 @@ Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k) {
   if (func.name.name.inplace) g->tags.insert("inplace");
   g->func = std::move(func);
   g->schemaString = g->func.str();
+  g->signatureString = g->func.signature().str();
   return Generated{std::move(g), BackendMetadata{kernel, false, "at::native"}};
 }
 

@@ -143,10 +143,11 @@ std::vector<const NativeFunction*> NativeFunctionsViewGroup::functions(bool incl
 std::optional<std::vector<Family>> preGroupBySignature(const std::vector<const NativeFunction*>& functions,
                                                        support::Diagnostics& diags) {
   std::vector<Family> families;
-  std::unordered_map<std::string, size_t> bySignature;
+  std::unordered_map<std::string_view, size_t> bySignature;  // views of the functions' signatureString
+  bySignature.reserve(functions.size());
   bool ok = true;
   for (const NativeFunction* f : functions) {
-    auto [it, added] = bySignature.emplace(f->func.signature().str(), families.size());
+    auto [it, added] = bySignature.emplace(f->signatureString, families.size());
     if (added) families.emplace_back();
     Family& family = families[it->second];
     SchemaKind kind = f->func.kind();
@@ -217,9 +218,11 @@ std::optional<std::vector<FunctionOrViewGroup>> groupByView(const std::vector<co
   };
   std::vector<Slot> slots;
   std::unordered_map<std::string, size_t> bySignature;
+  bySignature.reserve(functions.size());
   const int errorsBefore = diags.errorCount();
   for (const NativeFunction* f : functions) {
-    auto [it, added] = bySignature.emplace(f->func.viewSignature().str(), slots.size());
+    std::string key = f->func.viewSignatureRenames() ? f->func.viewSignature().str() : f->signatureString;
+    auto [it, added] = bySignature.emplace(std::move(key), slots.size());
     if (added) slots.emplace_back();
     Slot& slot = slots[it->second];
     if (!f->isViewOp()) {

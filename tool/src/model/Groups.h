@@ -39,7 +39,8 @@ struct NativeFunctionsViewGroup {
 using FunctionOrGroup = std::variant<const NativeFunction*, NativeFunctionsGroup>;
 using FunctionOrViewGroup = std::variant<const NativeFunction*, NativeFunctionsViewGroup>;
 
-// Functions with the same signature(), each with its schema kind, in order of first appearance.
+// Functions with the same signature() (their signatureString), each with its schema kind, in order
+// of first appearance.
 using Family = std::vector<std::pair<SchemaKind, const NativeFunction*>>;
 std::optional<std::vector<Family>> preGroupBySignature(const std::vector<const NativeFunction*>& functions,
                                                        support::Diagnostics& diags);

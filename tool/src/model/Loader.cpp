@@ -142,6 +142,7 @@ bool EntryParser::parseFunc(NativeFunction& f, const YamlNode*& funcNodeOut) {
   if (!schema) return fail(funcNode, schema.error().message, entityOffset + std::max(0, schema.error().offset));
   f.func = schema.take();
   f.schemaString = std::string(entity);  // parse() checked that the schema prints back as its text
+  f.signatureString = f.func.signature().str();
   entryName_ = f.func.name.str();
   return true;
 }

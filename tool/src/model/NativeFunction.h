@@ -65,6 +65,9 @@ struct NativeFunction {
   // func.str(), computed once when the function is made (by the loader, or autogen): the output
   // families need it for every function, and printing a schema is not cheap.
   std::string schemaString;
+  // func.signature().str(), computed once when the function is made (on the loader's threads):
+  // grouping by signature needs it for every function, before and after autogen.
+  std::string signatureString;
   // The func: text as written (namespace prefix included); empty for generated functions.
   std::string funcText;
   bool explicitNamespace = false;  // func: was written with a "ns::" prefix

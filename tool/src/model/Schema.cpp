@@ -801,9 +801,13 @@ std::vector<std::optional<std::string>> FunctionSchema::aliasedReturnNames() con
   return outs;
 }
 
+bool FunctionSchema::viewSignatureRenames() const {
+  return support::endsWith(name.name.base, "_copy") || support::endsWith(name.name.base, "_scatter");
+}
+
 FunctionSchema FunctionSchema::signature(SignatureOptions options) const {
   std::string baseName = name.name.base;
-  if (options.stripViewCopyName) {
+  if (options.stripViewCopyName && viewSignatureRenames()) {
     if (support::endsWith(baseName, "_copy"))
       baseName = support::replaceAll(baseName, "_copy", "");
     else if (support::endsWith(baseName, "_scatter"))

@@ -215,6 +215,9 @@ class FunctionSchema {
   FunctionSchema signature(SignatureOptions options) const;
   FunctionSchema signature() const { return signature(SignatureOptions{}); }
   FunctionSchema viewSignature() const { return signature(SignatureOptions{.stripViewCopyName = true}); }
+  // Whether stripViewCopyName renames this operator ("..._copy", "..._scatter"); if not,
+  // viewSignature() is signature().
+  bool viewSignatureRenames() const;
   FunctionSchema withName(OperatorName n) const;
 
   bool operator==(const FunctionSchema&) const = default;
