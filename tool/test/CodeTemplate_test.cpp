@@ -151,6 +151,30 @@ TEST(CodeTemplate, UnicodeWhitespaceCountsAsPythonDoes) {
   EXPECT_EQ(render(" \f $x\n", TemplateEnv().set("x", {"a", "b"})), "\n a\n\n b\n");
 }
 
+// Block items are classified many bytes at a time: a line break or a trailing blank must be found
+// wherever it sits (first, last, across a chunk boundary), in items short and long.
+TEST(CodeTemplate, BlockItemFindsBreaksAndTrailingBlanksAnywhere) {
+  for (size_t size = 2; size <= 40; ++size) {
+    for (size_t at = 0; at + 1 < size; ++at) {
+      std::string item(size, 'a');
+      std::string broken = item, expected = item;
+      broken[at] = '\f';  // a line break for Python, not a '\n'
+      expected[at] = '\n';
+      const std::string where = "size " + std::to_string(size) + " at " + std::to_string(at);
+      EXPECT_EQ(render("$x", TemplateEnv().set("x", List{broken})), expected) << where;
+      if (at > 0)
+        EXPECT_EQ(render("  $x", TemplateEnv().set("x", List{broken})), "  " + expected.insert(at + 1, "  ")) << where;
+      if (at + 2 >= size) continue;
+      std::string spaced = item;  // "a..a \na..a": the blank is stripped
+      spaced[at] = ' ';
+      spaced[at + 1] = '\n';
+      std::string stripped = spaced;
+      stripped.erase(at, 1);
+      EXPECT_EQ(render("$x", TemplateEnv().set("x", List{spaced})), stripped) << where;
+    }
+  }
+}
+
 TEST(CodeTemplate, MissingVariableIsErrorAtDollar) {
   Diagnostics diags;
   CodeTemplate t("line one\n  foo($x, ${y});\n$y\n", "templates/Foo.h");
