@@ -110,6 +110,17 @@ TEST(PurePath, Spelling) {
   EXPECT_EQ(gen::purePath("///a"), "/a");
   EXPECT_EQ(gen::joinPurePath(".", "a.h"), "a.h");
   EXPECT_EQ(gen::joinPurePath("out/", "core/a.h"), "out/core/a.h");
+  // Already pure directories and names (joined as they are), and the cases next to them.
+  EXPECT_EQ(gen::purePath("a/b.h"), "a/b.h");
+  EXPECT_EQ(gen::purePath("/"), "/");
+  EXPECT_EQ(gen::purePath("a/."), "a");
+  EXPECT_EQ(gen::purePath("a/.b/.."), "a/.b/..");
+  EXPECT_EQ(gen::joinPurePath("/out/aten", "ops/add.h"), "/out/aten/ops/add.h");
+  EXPECT_EQ(gen::joinPurePath("/", "a.h"), "/a.h");
+  EXPECT_EQ(gen::joinPurePath("out", "."), "out");
+  EXPECT_EQ(gen::joinPurePath("out", "./a.h"), "out/a.h");
+  EXPECT_EQ(gen::joinPurePath("out", "a//b.h"), "out/a/b.h");
+  EXPECT_EQ(gen::joinPurePath("out", "/abs/a.h"), "/abs/a.h");
   EXPECT_EQ(gen::osPathJoin("src/", "native/x"), "src/native/x");
   EXPECT_EQ(gen::osPathJoin("", "native/x"), "native/x");
   EXPECT_EQ(gen::pathStem("deps.cmake"), "deps");

@@ -149,6 +149,14 @@ class FileManager final : public dest::Writer {
   // Whether TEMPLATE_DIR/templateName uses `variable` (true when the template cannot be read).
   bool templateUses(std::string_view templateName, std::string_view variable);
 
+  // A template as this manager names it, with the generated_comment it gets by default: looked up
+  // by name once, not through its full path for every file.
+  struct NamedTemplate {
+    const support::CodeTemplate* tmpl;  // nullptr when it cannot be read (reported once)
+    std::string generatedComment;
+  };
+  const NamedTemplate& templateNamed(std::string_view templateName);
+
   std::string installDir_;
   std::string templateDir_;
   bool dryRun_;
@@ -157,6 +165,8 @@ class FileManager final : public dest::Writer {
   support::Diagnostics& diags_;
   mutable std::mutex filesMutex_;
   std::set<std::string> files_;
+  std::mutex namedMutex_;
+  std::map<std::string, NamedTemplate, std::less<>> named_;
 };
 
 }  // namespace opgen::gen

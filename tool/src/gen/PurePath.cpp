@@ -19,9 +19,25 @@ std::vector<std::string_view> components(std::string_view p) {
   return parts;
 }
 
+// Whether purePath(p) == p: "." or "/", or components that are neither empty nor "." (so no
+// repeated or trailing slash; a leading "//" is an empty component too, and takes the long way).
+bool isPure(std::string_view p) {
+  if (p == "." || p == "/") return true;
+  if (p.empty() || p.back() == '/') return false;
+  for (size_t i = p[0] == '/' ? 1 : 0;;) {
+    const size_t slash = p.find('/', i);
+    const size_t end = slash == std::string_view::npos ? p.size() : slash;
+    if (end == i || (end == i + 1 && p[i] == '.')) return false;
+    if (slash == std::string_view::npos) return true;
+    i = slash + 1;
+  }
+}
+
 }  // namespace
 
 std::string purePath(std::string_view p) {
+  // Every output path goes through here (twice); most are already pure.
+  if (isPure(p)) return std::string(p);
   std::string out;
   out.reserve(p.size());
   if (!p.empty() && p[0] == '/') out = p.size() >= 2 && p[1] == '/' && (p.size() == 2 || p[2] != '/') ? "//" : "/";
@@ -43,6 +59,12 @@ std::string joinPurePath(std::string_view dir, std::string_view name) {
   if (!name.empty() && name[0] == '/') return purePath(name);
   std::string joined;
   joined.reserve(dir.size() + 1 + name.size());
+  // A pure directory (not ".") and a pure relative name (not "."): their components, in order.
+  if (dir != "." && name != "." && isPure(dir) && isPure(name)) {
+    joined.append(dir);
+    if (joined.back() != '/') joined += '/';  // the root "/" has its slash
+    return joined.append(name);
+  }
   joined.append(dir).append("/").append(name);
   return purePath(joined);
 }
