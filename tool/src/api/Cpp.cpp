@@ -239,22 +239,26 @@ Binding argument(const model::Argument& a, bool symint, const std::set<std::stri
   return Binding{a.name, argumentType(a, binds, options, symint), &a, std::move(def)};
 }
 
-std::vector<Binding> argument(const ArgumentItem& a, const Flavor& flavor,
-                              const std::set<std::string>& cppNoDefaultArgs, bool hasTensorOptions,
-                              const Options& options) {
+namespace {
+
+// argument(item) appended to `out`: the bindings are built in place, not in a vector of their own
+// (every C++ signature of every function goes through here).
+void appendArgument(std::vector<Binding>& out, const ArgumentItem& a, const Flavor& flavor,
+                    const std::set<std::string>& cppNoDefaultArgs, bool hasTensorOptions, const Options& options) {
   switch (a.kind) {
     case ArgumentItem::Kind::Plain:
-      return {argument(*a.argument, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options)};
+      out.push_back(argument(*a.argument, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options));
+      return;
     case ArgumentItem::Kind::Self:
-      if (flavor.method) return {};  // the caller provides the implicit this
-      return {argument(*a.argument, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options)};
+      if (flavor.method) return;  // the caller provides the implicit this
+      out.push_back(argument(*a.argument, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options));
+      return;
     case ArgumentItem::Kind::TensorOptions: {
       const model::TensorOptionsArguments& to = *a.tensorOptions;
       if (flavor.faithful) {
-        std::vector<Binding> r;
         for (const model::Argument* x : to.all())
-          r.push_back(argument(*x, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options));
-        return r;
+          out.push_back(argument(*x, flavor.symint, cppNoDefaultArgs, hasTensorOptions, options));
+        return;
       }
       std::optional<std::string> def;
       bool allNone = true;
@@ -264,10 +268,20 @@ std::vector<Binding> argument(const ArgumentItem& a, const Flavor& flavor,
       } else if (to.dtype.defaultValue == "long") {
         def = "at::kLong";
       }
-      return {Binding{"options", NamedCType{"options", CType::base(tensorOptionsT)}, &to, std::move(def)}};
+      out.push_back(Binding{"options", NamedCType{"options", CType::base(tensorOptionsT)}, &to, std::move(def)});
+      return;
     }
   }
-  return {};
+}
+
+}  // namespace
+
+std::vector<Binding> argument(const ArgumentItem& a, const Flavor& flavor,
+                              const std::set<std::string>& cppNoDefaultArgs, bool hasTensorOptions,
+                              const Options& options) {
+  std::vector<Binding> r;
+  appendArgument(r, a, flavor, cppNoDefaultArgs, hasTensorOptions, options);
+  return r;
 }
 
 std::vector<Binding> arguments(const model::Arguments& args, const Flavor& flavor,
@@ -284,10 +298,10 @@ std::vector<Binding> arguments(const model::Arguments& args, const Flavor& flavo
   std::vector<Binding> r;
   r.reserve(items.size() + 3);
   for (const auto& item : items) {
-    for (auto& b : argument(item, flavor, cppNoDefaultArgs, hasTensorOptions, options)) {
-      if (flavor.faithful) b.defaultValue.reset();
-      r.push_back(std::move(b));
-    }
+    const size_t first = r.size();
+    appendArgument(r, item, flavor, cppNoDefaultArgs, hasTensorOptions, options);
+    if (flavor.faithful)
+      for (size_t i = first; i < r.size(); ++i) r[i].defaultValue.reset();
   }
   return r;
 }
