@@ -92,23 +92,29 @@ NamedCType argumenttypeType(const Type& t, bool isMutable, const ArgName& binds,
   const bool mutableRef = isMutable && !options.constRefForMutableTensors;
   const CType tensor = CType::base(tensorT);
   const CType scalar = CType::base(scalarT);
+  // The most frequent argument types, made once and shared (CType is immutable) instead of
+  // allocated for every argument of every signature.
+  static const CType kConstTensorRef = CType::constRef(tensor);
+  static const CType kMutTensorRef = CType::mutRef(tensor);
+  static const CType kConstOptionalTensorRef = CType::constRef(CType::optional(tensor));
+  static const CType kConstScalarRef = CType::constRef(scalar);
   switch (t.kind()) {
     case Type::Kind::Base:
       if (t.baseTy() == BaseTy::Tensor) {
-        if (mutableRef) return NamedCType{binds, CType::mutRef(tensor)};
+        if (mutableRef) return NamedCType{binds, kMutTensorRef};
         if (removeNonOwningRefTypes) return NamedCType{binds, tensor};
-        return NamedCType{binds, CType::constRef(tensor)};
+        return NamedCType{binds, kConstTensorRef};
       }
       // Scalar (the only other base type that is not a value type)
       if (removeNonOwningRefTypes) return NamedCType{binds, scalar};
-      return NamedCType{binds, CType::constRef(scalar)};
+      return NamedCType{binds, kConstScalarRef};
     case Type::Kind::Optional: {
       const Type& e = t.elem();
       if (e.isBase(BaseTy::Tensor)) {
         // Not ::std::optional<at::Tensor> &: torchgen's "discrepancy", kept.
-        if (mutableRef) return NamedCType{binds, CType::mutRef(tensor)};
+        if (mutableRef) return NamedCType{binds, kMutTensorRef};
         if (removeNonOwningRefTypes) return NamedCType{binds, CType::optional(tensor)};
-        return NamedCType{binds, CType::constRef(CType::optional(tensor))};
+        return NamedCType{binds, kConstOptionalTensorRef};
       }
       if (e.isBase(BaseTy::Scalar)) {
         if (removeNonOwningRefTypes) return NamedCType{binds, CType::optional(scalar)};
