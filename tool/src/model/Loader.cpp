@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "model/Autogen.h"
 #include "support/Strings.h"
@@ -29,6 +31,7 @@ constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
     "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
     "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+static_assert(std::is_sorted(kPythonKeywords.begin(), kPythonKeywords.end()), "looked up by binary search");
 
 // Operators that predate the reserved-keyword rule (torchgen's exclusion list).
 bool reservedKeywordExcluded(const std::string& op, const std::string& arg) {
@@ -511,15 +514,18 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
 void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>& fs,
                         const std::vector<const YamlNode*>& nodes, const std::string& path, std::vector<support::Diagnostic>& lints,
                         Diagnostics& diags) {
-  std::map<std::string, const NativeFunction*> byName;
-  std::set<std::string> baseNames;
+  std::vector<std::string> names;  // reserved in full: byName views its strings
+  names.reserve(fs.size());
+  std::unordered_map<std::string_view, const NativeFunction*> byName;
+  byName.reserve(fs.size());
+  std::unordered_set<std::string> baseNames;
   for (const auto& f : fs) {
-    byName[f->func.name.str()] = f.get();
+    byName.insert_or_assign(names.emplace_back(f->func.name.str()), f.get());
     baseNames.insert(f->func.name.name.str());
   }
   for (size_t i = 0; i < fs.size(); ++i) {
     const NativeFunction& f = *fs[i];
-    const std::string name = f.func.name.str();
+    const std::string& name = names[i];
     auto at = [&](std::string_view key) {
       const YamlNode& n = (*nodes[i])[key];
       return support::locOf(n.isDefined() ? n : *nodes[i], path);
@@ -535,7 +541,7 @@ void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>
                                                    ", but " + d + " is not marked as structured; consider adding 'structured: True' to the delegated operator");
     }
     for (const Argument* a : f.func.arguments.flatAll())
-      if (std::find(kPythonKeywords.begin(), kPythonKeywords.end(), a->name) != kPythonKeywords.end() &&
+      if (std::binary_search(kPythonKeywords.begin(), kPythonKeywords.end(), a->name) &&
           !reservedKeywordExcluded(name, a->name))
         lints.push_back({support::Severity::Error, at("func"), "in '" + name + "': argument name '" + a->name + "' is a reserved Python keyword"});
     if (f.tags.count("inplace_view") && name != "resize_" && name != "resize_as_" && f.func.name.name.str() != "set_") {
