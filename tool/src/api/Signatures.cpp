@@ -198,13 +198,19 @@ support::Expected<KernelSignature> kernelSignature(const model::NativeFunction& 
                                                    const Options& options, std::string prefix) {
   const model::BackendMetadata* meta = index.find(f.func.name);
   const bool symint = meta != nullptr && meta->supportsSymInt();
-  if (symint && !f.func.hasSymInt()) {
-    return support::makeError("attempted to define symint kernel for " +
-                              std::string(model::dispatchKeyName(index.dispatchKey())) + " without SymInt in schema");
-  }
+  if (std::optional<std::string> problem = kernelSignatureProblem(f, index, symint))
+    return support::makeError(std::move(*problem));
   if (index.external())
     return KernelSignature(DispatcherSignature::fromSchema(f.func, options, std::move(prefix), symint));
   return KernelSignature(NativeSignature(f.func, symint, options, std::move(prefix)));
+}
+
+std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f, const model::BackendIndex& index,
+                                                  bool symint) {
+  if (symint && !f.func.hasSymInt())
+    return "attempted to define symint kernel for " + std::string(model::dispatchKeyName(index.dispatchKey())) +
+           " without SymInt in schema";
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------

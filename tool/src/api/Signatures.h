@@ -175,6 +175,10 @@ class KernelSignature {
 // "_symint"); an error when such a kernel is declared for a schema without SymInt.
 support::Expected<KernelSignature> kernelSignature(const model::NativeFunction& f, const model::BackendIndex& index,
                                                    const Options& options, std::string prefix = "");
+// Why `index`'s kernel of f, SymInt or not (`symint`), has no signature, if it has none (kernelSignature's
+// error, for callers that build the signature themselves).
+std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f, const model::BackendIndex& index,
+                                                  bool symint);
 
 // TORCH_IMPL_FUNC(NAME)(impl arguments) of a structured group.
 class StructuredImplSignature {

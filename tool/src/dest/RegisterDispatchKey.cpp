@@ -154,21 +154,65 @@ const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f,
   return *slot->entry;
 }
 
-const api::DispatcherSignature& WrapperCache::dispatcherSignature(const model::NativeFunction& f,
-                                                                  const api::Options& options) {
+std::string WrapperCache::NamelessDefn::withName(std::string_view name) const {
+  std::string s;
+  s.reserve(beforeName.size() + name.size() + afterName.size());
+  s.append(beforeName).append(name).append(afterName);
+  return s;
+}
+
+namespace {
+
+// `sig`'s definition head split where its name goes ("RET NAME(PARAMS)").
+template <class Signature>
+WrapperCache::NamelessDefn namelessDefn(const Signature& sig) {
+  std::string head = sig.defn({.name = std::string()});
+  const size_t namePos = sig.returnsType().cppType().size() + 1;
+  return {head.substr(0, namePos), head.substr(namePos)};
+}
+
+}  // namespace
+
+const WrapperCache::Dispatcher& WrapperCache::dispatcher(const model::NativeFunction& f, const api::Options& options) {
   const Key key = functionApiKey(f, options);
   auto it = dispatcher_.find(key);
-  if (it == dispatcher_.end())
-    it = dispatcher_.emplace(key, api::DispatcherSignature::fromSchema(f.func, options, "", /*symint=*/true)).first;
+  if (it == dispatcher_.end()) {
+    api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, options, "", /*symint=*/true);
+    std::string name = sig.name();
+    NamelessDefn defn = namelessDefn(sig);
+    it = dispatcher_.emplace(key, Dispatcher{std::move(sig), std::move(name), std::move(defn)}).first;
+  }
   return it->second;
 }
 
-const api::NativeSignature& WrapperCache::nativeSignature(const model::NativeFunction& f, const api::Options& options,
-                                                          bool symint) {
+const WrapperCache::Native& WrapperCache::native(const model::NativeFunction& f, const api::Options& options,
+                                                 bool symint) {
   const std::pair<Key, bool> key{functionApiKey(f, options), symint};
   auto it = native_.find(key);
-  if (it == native_.end()) it = native_.emplace(key, api::NativeSignature(f.func, symint, options)).first;
+  if (it == native_.end()) {
+    api::NativeSignature sig(f.func, symint, options);
+    std::string name = sig.name();
+    NamelessDefn defn = namelessDefn(sig);
+    it = native_.emplace(key, Native{std::move(sig), std::move(name), std::move(defn)}).first;
+  }
   return it->second;
+}
+
+const support::Expected<std::string>& WrapperCache::kernelArguments(const model::NativeFunction& f,
+                                                                    const api::Options& options, bool external,
+                                                                    bool symint) {
+  const std::tuple<Key, bool, bool> key{functionApiKey(f, options), external, symint};
+  auto it = kernelArgs_.find(key);
+  if (it != kernelArgs_.end()) return it->second;
+  const std::vector<api::Binding>& wrapperArgs = dispatcherSignature(f, options).arguments();
+  std::optional<api::DispatcherSignature> externalSig;
+  if (external && !symint) externalSig.emplace(api::DispatcherSignature::fromSchema(f.func, options, "", false));
+  const std::vector<api::Binding>& kernelArgs = !external ? nativeSignature(f, options, symint).arguments()
+                                                : symint  ? wrapperArgs
+                                                          : externalSig->arguments();
+  support::Expected<std::vector<api::Expr>> args = api::translate(wrapperArgs, kernelArgs);
+  if (!args) return kernelArgs_.emplace(key, args.error()).first->second;
+  return kernelArgs_.emplace(key, api::joinExprs(*args)).first->second;
 }
 
 const support::Expected<std::vector<std::string>>& WrapperCache::directApiArguments(const model::NativeFunction& f,
@@ -273,7 +317,7 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
     if (targets_.declarations) emitDirectApi(f, options, "", WrapperCache::Bindings::Dispatcher, out);
     return;
   }
-  const api::DispatcherSignature& sig = wrapperCache_->dispatcherSignature(f, options);
+  const WrapperCache::Dispatcher& sig = wrapperCache_->dispatcher(f, options);
   const std::string name = wrapperName(f, sig);
   if (!emitDirectApi(f, options, name, WrapperCache::Bindings::Dispatcher, out)) return;
 
@@ -283,7 +327,7 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
       return;
     }
     out.anonymousDefinitions.push_back(
-        fillSnippet(kInplaceMetaWrapper, {{"signature", sig.defn({.name = name})}, {"self", f.func.arguments.selfArg->name}}));
+        fillSnippet(kInplaceMetaWrapper, {{"signature", sig.defn.withName(name)}, {"self", f.func.arguments.selfArg->name}}));
   } else if (outInplaceWrapper) {
     if (!emitOutInplaceWrapper(f, *g, options, sig, name, out)) return;
   } else if (!emitKernelWrapper(f, options, sig, name, out)) {
@@ -295,9 +339,9 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
 }
 
 std::string RegisterDispatchKeyEmitter::wrapperName(const model::NativeFunction& f,
-                                                    const api::DispatcherSignature& sig) const {
+                                                    const WrapperCache::Dispatcher& sig) const {
   std::string name = "wrapper_";
-  name.append(keyName_).append("_").append(f.func.name.overloadName).append("_").append(sig.name());
+  name.append(keyName_).append("_").append(f.func.name.overloadName).append("_").append(sig.name);
   return name;
 }
 
@@ -351,22 +395,23 @@ std::string RegisterDispatchKeyEmitter::deviceGuard(const model::NativeFunction&
 }
 
 bool RegisterDispatchKeyEmitter::emitKernelWrapper(const model::NativeFunction& f, const api::Options& options,
-                                                   const api::DispatcherSignature& sig, const std::string& name,
+                                                   const WrapperCache::Dispatcher& sig, const std::string& name,
                                                    KernelCode& out) const {
   const model::BackendMetadata* metadata = kernels_.find(f);
   if (metadata == nullptr) return false;
-  support::Expected<api::KernelSignature> kernelSig = api::kernelSignature(f, index_, options);
-  if (!kernelSig) return fail(f, kernelSig.error().message);
-  support::Expected<std::vector<api::Expr>> args = api::translate(sig.arguments(), kernelSig->arguments());
+  // The kernel's signature (api::kernelSignature) and the translation are the same for every key.
+  const bool symint = metadata->supportsSymInt();
+  if (std::optional<std::string> problem = api::kernelSignatureProblem(f, index_, symint)) return fail(f, *problem);
+  const support::Expected<std::string>& args = wrapperCache_->kernelArguments(f, options, index_.external(), symint);
   if (!args) return fail(f, args.error().message);
   // Backends that need device guards presumably need device checks too.
   const std::string check = index_.deviceGuard() ? deviceCheck(f, name) : std::string(kNoDeviceCheck);
   const std::string kernel = metadata->cppNamespace + "::" + metadata->kernel;
-  out.anonymousDefinitions.push_back(fillSnippet(kKernelWrapper, {{"signature", sig.defn({.name = name})},
+  out.anonymousDefinitions.push_back(fillSnippet(kKernelWrapper, {{"signature", sig.defn.withName(name)},
                                                                   {"device_check", check},
                                                                   {"device_guard", deviceGuard(f)},
                                                                   {"kernel", kernel},
-                                                                  {"args", api::joinExprs(*args)}}));
+                                                                  {"args", *args}}));
   return true;
 }
 
@@ -374,7 +419,7 @@ bool RegisterDispatchKeyEmitter::emitKernelWrapper(const model::NativeFunction& 
 bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFunction& f,
                                                        const model::NativeFunctionsGroup& g,
                                                        const api::Options& options,
-                                                       const api::DispatcherSignature& sig, const std::string& name,
+                                                       const WrapperCache::Dispatcher& sig, const std::string& name,
                                                        KernelCode& out) const {
   const SchemaKind kind = f.func.kind();
   std::string_view copy;
@@ -395,7 +440,7 @@ bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFuncti
       updates.append(copy).append("(std::get<").append(std::to_string(i)).append(">(").append(result).append("), ");
       updates.append(returnNames[i]).append(");");
     }
-    returns = sig.returnsType().cppType() + "(";
+    returns = sig.sig.returnsType().cppType() + "(";
     for (size_t i = 0; i < returnNames.size(); ++i) returns.append(i ? ", " : "").append(returnNames[i]);
     returns.append(")");
   } else if (returnNames.size() == 1) {
@@ -411,10 +456,10 @@ bool RegisterDispatchKeyEmitter::emitOutInplaceWrapper(const model::NativeFuncti
       updates.append(copy).append("(").append(result).append(", ").append(outArg.name).append(");");
     }
   }
-  const api::DispatcherSignature& functional = wrapperCache_->dispatcherSignature(*g.functional, options);
-  support::Expected<std::vector<api::Expr>> args = api::translate(sig.arguments(), functional.arguments());
+  const WrapperCache::Dispatcher& functional = wrapperCache_->dispatcher(*g.functional, options);
+  support::Expected<std::vector<api::Expr>> args = api::translate(sig.sig.arguments(), functional.sig.arguments());
   if (!args) return fail(f, args.error().message);
-  out.anonymousDefinitions.push_back(fillSnippet(kOutInplaceWrapper, {{"signature", sig.defn({.name = name})},
+  out.anonymousDefinitions.push_back(fillSnippet(kOutInplaceWrapper, {{"signature", sig.defn.withName(name)},
                                                                       {"result", result},
                                                                       {"functional", wrapperName(*g.functional, functional)},
                                                                       {"args", api::joinExprs(*args)},

@@ -115,23 +115,53 @@ class WrapperCache {
   // SymInt or without (structured kernels, following the backend's kernel).
   enum class Bindings { Dispatcher, Native, SymIntNative };
 
-  // f's dispatcher signature (SymInt), without a prefix.
-  const api::DispatcherSignature& dispatcherSignature(const model::NativeFunction& f, const api::Options& options);
-  // f's native signature, without a prefix.
-  const api::NativeSignature& nativeSignature(const model::NativeFunction& f, const api::Options& options, bool symint);
+  // A signature's definition head without its name: the heads of a function's wrappers differ only
+  // by the name, which includes the key.
+  struct NamelessDefn {
+    std::string beforeName;  // "RET "
+    std::string afterName;   // "(PARAMS)"
+    std::string withName(std::string_view name) const;
+  };
+  struct Dispatcher {
+    api::DispatcherSignature sig;  // SymInt, without a prefix
+    std::string name;              // sig.name()
+    NamelessDefn defn;
+  };
+  struct Native {
+    api::NativeSignature sig;  // without a prefix
+    std::string name;          // sig.name()
+    NamelessDefn defn;
+  };
+
+  // f's dispatcher signature (SymInt), without a prefix, and the pieces wrappers use.
+  const Dispatcher& dispatcher(const model::NativeFunction& f, const api::Options& options);
+  const api::DispatcherSignature& dispatcherSignature(const model::NativeFunction& f, const api::Options& options) {
+    return dispatcher(f, options).sig;
+  }
+  // f's native signature, without a prefix, and the pieces wrappers use.
+  const Native& native(const model::NativeFunction& f, const api::Options& options, bool symint);
+  const api::NativeSignature& nativeSignature(const model::NativeFunction& f, const api::Options& options, bool symint) {
+    return native(f, options, symint).sig;
+  }
   // What each overload of `api` (f's direct C++ API) passes to a wrapper with `bindings`: the
   // translation's expressions joined, or its error.
   const support::Expected<std::vector<std::string>>& directApiArguments(const model::NativeFunction& f,
                                                                         const api::Options& options,
                                                                         const DirectApiCache::Entry& api,
                                                                         Bindings bindings);
+  // What f's unstructured wrapper (dispatcher signature) passes to a backend's kernel, whose signature
+  // (api::kernelSignature) is the dispatcher's for external backends and the native one otherwise,
+  // SymInt or not: the translation's expressions joined, or its error.
+  const support::Expected<std::string>& kernelArguments(const model::NativeFunction& f, const api::Options& options,
+                                                        bool external, bool symint);
 
  private:
   using Key = FunctionApiKey;
 
-  std::map<Key, api::DispatcherSignature> dispatcher_;
-  std::map<std::pair<Key, bool>, api::NativeSignature> native_;
+  std::map<Key, Dispatcher> dispatcher_;
+  std::map<std::pair<Key, bool>, Native> native_;
   std::map<std::pair<Key, Bindings>, support::Expected<std::vector<std::string>>> directApi_;
+  std::map<std::tuple<Key, bool, bool>, support::Expected<std::string>> kernelArgs_;
 };
 
 class RegisterDispatchKeyEmitter {
@@ -181,14 +211,14 @@ class RegisterDispatchKeyEmitter {
   void emitUnstructured(const model::NativeFunction& f, const model::NativeFunctionsGroup* g, KernelCode& out) const;
   // `sig` is the wrapper's signature without a prefix, `name` the wrapper's name.
   bool emitKernelWrapper(const model::NativeFunction& f, const api::Options& options,
-                         const api::DispatcherSignature& sig, const std::string& name, KernelCode& out) const;
+                         const WrapperCache::Dispatcher& sig, const std::string& name, KernelCode& out) const;
   bool emitOutInplaceWrapper(const model::NativeFunction& f, const model::NativeFunctionsGroup& g,
-                             const api::Options& options, const api::DispatcherSignature& sig,
+                             const api::Options& options, const WrapperCache::Dispatcher& sig,
                              const std::string& name, KernelCode& out) const;
   std::string deviceGuard(const model::NativeFunction& f) const;
   // torchgen's wrapper_kernel_sig: the name of f's wrapper, wrapper_KEY_OVERLOAD_NAME (so that
   // overloads get distinct names), from `sig` (f's dispatcher signature without a prefix).
-  std::string wrapperName(const model::NativeFunction& f, const api::DispatcherSignature& sig) const;
+  std::string wrapperName(const model::NativeFunction& f, const WrapperCache::Dispatcher& sig) const;
 
   const EmitContext& ctx_;
   const model::BackendIndex& index_;

@@ -169,8 +169,8 @@ void StructuredKernelEmitter::emit(const model::NativeFunction& f, KernelCode& o
     return;
   }
   // The wrapper's signature is the native one, named wrapper_KEY_NAME.
-  const api::NativeSignature& sig = base_.wrapperCache().nativeSignature(f, options, symint);
-  const std::string name = "wrapper_" + base_.keyName() + "_" + sig.name();
+  const WrapperCache::Native& sig = base_.wrapperCache().native(f, options, symint);
+  const std::string name = "wrapper_" + base_.keyName() + "_" + sig.name;
   if (!base_.emitDirectApi(f, options, name, bindings, out)) return;
   Expected<std::string> definition = anonymousDefinition(f, options, sig, name);
   if (!definition) {
@@ -199,7 +199,7 @@ Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::className
 
 Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const model::NativeFunction& f,
                                                                    const api::Options& options,
-                                                                   const api::NativeSignature& sig,
+                                                                   const WrapperCache::Native& sig,
                                                                    const std::string& name) const {
   const SchemaKind kind = f.func.kind();
   Expected<ClassNames> names = classNames(kind);
@@ -208,20 +208,20 @@ Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const model::
   if (!body) return body;
   Expected<std::string> definition = classDefinition(f, kind, *names);
   if (!definition) return definition;
-  return fillSnippet(kStructuredWrapper, {{"class_definition", *definition}, {"signature", sig.defn({.name = name})}, {"body", *body}});
+  return fillSnippet(kStructuredWrapper, {{"class_definition", *definition}, {"signature", sig.defn.withName(name)}, {"body", *body}});
 }
 
 // The wrapper's statements: construct the class, run meta (keeping what it precomputes), run the
 // kernel on the outputs (as the impl's arguments), copy proxies back, return the outputs.
 Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFunction& f, const api::Options& options,
-                                                           const api::NativeSignature& sig,
+                                                           const WrapperCache::Native& sig,
                                                            const std::string& name,
                                                            const std::string& className) const {
   const SchemaKind kind = f.func.kind();
   const DispatchKey key = base_.key();
   const model::Arguments& args = f.func.arguments;
   std::vector<std::string> body;
-  std::vector<api::Expr> context = api::toExprs(sig.arguments());
+  std::vector<api::Expr> context = api::toExprs(sig.sig.arguments());
 
   if (base_.index().deviceGuard()) body.push_back(RegisterDispatchKeyEmitter::deviceCheck(f, name));
   if (kind == SchemaKind::Functional) {

@@ -30,9 +30,9 @@ class StructuredKernelEmitter {
   support::Expected<ClassNames> classNames(model::SchemaKind kind) const;
   // `sig` is the wrapper's signature without a prefix, `name` the wrapper's name.
   support::Expected<std::string> anonymousDefinition(const model::NativeFunction& f, const api::Options& options,
-                                                     const api::NativeSignature& sig, const std::string& name) const;
+                                                     const WrapperCache::Native& sig, const std::string& name) const;
   support::Expected<std::string> wrapperBody(const model::NativeFunction& f, const api::Options& options,
-                                             const api::NativeSignature& sig, const std::string& name,
+                                             const WrapperCache::Native& sig, const std::string& name,
                                              const std::string& className) const;
   support::Expected<std::string> classDefinition(const model::NativeFunction& f, model::SchemaKind kind,
                                                  const ClassNames& names) const;
