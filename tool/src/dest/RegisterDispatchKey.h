@@ -105,6 +105,21 @@ class DirectApiCache {
   std::map<FunctionApiKey, Slot> slots_;  // nodes never move
 };
 
+// The statements of a structured kernel's wrapper that do not depend on the key (made by
+// StructuredKernelEmitter): meta()'s call after the class's construction, then, after the kernel's
+// call, the proxies' copies and the return.
+struct StructuredWrapperParts {
+  std::string metaCall;
+  // What the kernel's call is translated from: the wrapper's arguments, the precomputed values and
+  // the outputs.
+  std::vector<api::Expr> context;
+  // The error of a kind of function without outputs to return, reported after the kernel call's.
+  support::Expected<std::string> epilogue = std::string();
+  // op.impl(...) (the backends' kernel call), or the translation's error: made on first use (Meta
+  // and CompositeExplicitAutogradNonFunctional do not call impl, and must not fail for its sake).
+  std::optional<support::Expected<std::string>> implCall;
+};
+
 // The parts of a function's Register{Key}.cpp code that do not depend on the key (torchgen computes
 // them again for each key): the signatures of its wrappers, whose names differ only by the key's
 // prefix, and the arguments its direct C++ API passes to a wrapper. Filled on use; one cache may serve
@@ -154,6 +169,15 @@ class WrapperCache {
   // SymInt or not: the translation's expressions joined, or its error.
   const support::Expected<std::string>& kernelArguments(const model::NativeFunction& f, const api::Options& options,
                                                         bool external, bool symint);
+  // f's structured wrapper parts, for a kernel with SymInt or without: made by `make` on first use.
+  template <class Make>
+  support::Expected<StructuredWrapperParts>& structuredWrapper(const model::NativeFunction& f,
+                                                              const api::Options& options, bool symint, Make make) {
+    const std::pair<Key, bool> key{functionApiKey(f, options), symint};
+    auto it = structured_.find(key);
+    if (it == structured_.end()) it = structured_.emplace(key, make()).first;
+    return it->second;
+  }
 
  private:
   using Key = FunctionApiKey;
@@ -162,6 +186,7 @@ class WrapperCache {
   std::map<std::pair<Key, bool>, Native> native_;
   std::map<std::pair<Key, Bindings>, support::Expected<std::vector<std::string>>> directApi_;
   std::map<std::tuple<Key, bool, bool>, support::Expected<std::string>> kernelArgs_;
+  std::map<std::pair<Key, bool>, support::Expected<StructuredWrapperParts>> structured_;
 };
 
 class RegisterDispatchKeyEmitter {
@@ -189,9 +214,10 @@ class RegisterDispatchKeyEmitter {
   bool selected(const model::NativeFunction& f) const { return ctx_.selector.isNativeFunctionSelected(f); }
 
   WrapperCache& wrapperCache() const { return *wrapperCache_; }
-  // The set_output_* overrides of the key's structured classes by kind of function, indented, for
-  // groups without structured_inherits (they depend on nothing else): made on first use.
-  std::map<model::SchemaKind, support::Expected<std::string>>& structuredSetOutputs() const {
+  // The set_output_* overrides of the key's structured classes by kind of function, indented, in the
+  // pieces between the parent's set_output_raw_strided calls of groups with structured_inherits (they
+  // depend on nothing else): made on first use.
+  std::map<model::SchemaKind, support::Expected<std::vector<std::string>>>& structuredSetOutputs() const {
     return structuredSetOutputs_;
   }
 
@@ -230,7 +256,7 @@ class RegisterDispatchKeyEmitter {
   DirectApiCache* apiCache_;
   std::unique_ptr<WrapperCache> ownWrapperCache_;  // when no cache was given
   WrapperCache* wrapperCache_;
-  mutable std::map<model::SchemaKind, support::Expected<std::string>> structuredSetOutputs_;
+  mutable std::map<model::SchemaKind, support::Expected<std::vector<std::string>>> structuredSetOutputs_;
 };
 
 }  // namespace opgen::dest

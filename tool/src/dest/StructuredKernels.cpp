@@ -17,10 +17,11 @@ using support::makeError;
 // ---------------------------------------------------------------------------------------------
 // Snippets
 
-// One set_output_* override of the structured class.
-//   $name$ strided or raw_strided, $body$ what it does (indented), $super$ the call of the parent's
-//   set_output_raw_strided when the group inherits from a class of its own (indented), or nothing;
-//   $names$ the extra parameter of libtorch 1.x (kNamesParameter), or nothing
+// One set_output_* override of the structured class, up to the line of the call of the parent's
+// set_output_raw_strided when the group inherits from a class of its own (kSetOutputSuper indented),
+// which is empty otherwise; kSetOutputEnd follows that line.
+//   $name$ strided or raw_strided, $body$ what it does (indented), $names$ the extra parameter of
+//   libtorch 1.x (kNamesParameter), or nothing
 constexpr std::string_view kSetOutputFunction = R"cc(
 void set_output_$name$(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
@@ -29,9 +30,8 @@ void set_output_$name$(
 $body$
     // super must happen after, so that downstream can use maybe_get_output
     // to retrieve the output
-$super$
-}
 )cc";
+constexpr std::string_view kSetOutputEnd = "\n}\n";
 
 // The parent's set_output_raw_strided, for groups with `structured_inherits`.  $parent$ the parent class
 constexpr std::string_view kSetOutputSuper = "$parent$::set_output_raw_strided(output_idx, sizes, strides, options$names$);";
@@ -212,33 +212,66 @@ Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const model::
 }
 
 // The wrapper's statements: construct the class, run meta (keeping what it precomputes), run the
-// kernel on the outputs (as the impl's arguments), copy proxies back, return the outputs.
+// kernel on the outputs (as the impl's arguments), copy proxies back, return the outputs. All but the
+// construction and the kernel's call are the same for every key (WrapperCache::structuredWrapper).
 Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFunction& f, const api::Options& options,
                                                            const WrapperCache::Native& sig,
                                                            const std::string& name,
                                                            const std::string& className) const {
   const SchemaKind kind = f.func.kind();
   const DispatchKey key = base_.key();
-  const model::Arguments& args = f.func.arguments;
-  std::vector<std::string> body;
-  std::vector<api::Expr> context = api::toExprs(sig.sig.arguments());
+  Expected<StructuredWrapperParts>& parts = base_.wrapperCache().structuredWrapper(
+      f, options, sig.sig.symint(), [&] { return wrapperParts(f, sig); });
+  if (!parts) return parts.error();
 
-  if (base_.index().deviceGuard()) body.push_back(RegisterDispatchKeyEmitter::deviceCheck(f, name));
+  std::string body;
+  if (base_.index().deviceGuard()) body.append(RegisterDispatchKeyEmitter::deviceCheck(f, name)).push_back('\n');
   if (kind == SchemaKind::Functional) {
-    body.push_back(fillSnippet(kConstructFunctional, {{"class", className}}));
+    appendSnippet(body, kConstructFunctional, {{"class", className}});
   } else if (kind == SchemaKind::Inplace) {
-    body.push_back(fillSnippet(kConstructInplace, {{"class", className}}));
+    appendSnippet(body, kConstructInplace, {{"class", className}});
   } else if (kind == SchemaKind::Out) {
     std::string outs;
-    for (size_t i = 0; i < args.out.size(); ++i) outs.append(i ? ", " : "").append(args.out[i].name);
-    body.push_back(fillSnippet(kConstructOut, {{"class", className}, {"outs", outs}}));
+    for (size_t i = 0; i < f.func.arguments.out.size(); ++i) outs.append(i ? ", " : "").append(f.func.arguments.out[i].name);
+    appendSnippet(body, kConstructOut, {{"class", className}, {"outs", outs}});
   }
+  body.append("\n").append(parts->metaCall);
+
+  if (key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
+    // The default backend runs the out= function on the outputs.
+    const api::CppSignatureGroup outGroup = api::CppSignatureGroup::fromNativeFunction(
+        *g_.out, {.method = false, .fallbackBinding = f.manualCppBinding}, options);
+    const api::CppSignature& outSig = outGroup.mostFaithfulSignature();
+    Expected<std::vector<api::Expr>> outExprs = api::translate(parts->context, outSig.arguments());
+    if (!outExprs) return outExprs.error();
+    body.push_back('\n');
+    appendSnippet(body, kCallOutFunction, {{"name", outSig.name()}, {"args", api::joinExprs(*outExprs)}});
+  } else if (key != DispatchKey::Meta) {
+    if (!parts->implCall) {
+      Expected<std::vector<api::Expr>> implArgs = api::translate(parts->context, api::structured::implArguments(g_));
+      parts->implCall.emplace(implArgs ? Expected<std::string>(fillSnippet(kCallImpl, {{"args", api::joinExprs(*implArgs)}}))
+                                       : Expected<std::string>(implArgs.error()));
+    }
+    if (!*parts->implCall) return parts->implCall->error();
+    body.append("\n").append(**parts->implCall);
+  }
+  if (!parts->epilogue) return parts->epilogue.error();
+  body.append("\n").append(*parts->epilogue);
+  return body;
+}
+
+Expected<StructuredWrapperParts> StructuredKernelEmitter::wrapperParts(const model::NativeFunction& f,
+                                                                      const WrapperCache::Native& sig) const {
+  const SchemaKind kind = f.func.kind();
+  StructuredWrapperParts parts;
+  parts.context = api::toExprs(sig.sig.arguments());
+  std::vector<api::Expr>& context = parts.context;
 
   Expected<std::vector<api::Expr>> metaArgs = api::translate(context, api::structured::metaArguments(g_));
   if (!metaArgs) return metaArgs.error();
   if (const std::optional<model::Precompute>& precomputed = g_.out->precomputed) {
     // meta() returns a struct of the precomputed values; the impl takes them as arguments.
-    body.push_back(fillSnippet(kCallMetaPrecompute, {{"args", api::joinExprs(*metaArgs)}}));
+    parts.metaCall = fillSnippet(kCallMetaPrecompute, {{"args", api::joinExprs(*metaArgs)}});
     auto addToContext = [&](const std::vector<model::Argument>& elements) {
       for (const model::Argument& a : elements)
         context.push_back(api::Expr{"precompute." + a.name, api::structured::argumentType(a, a.name)});
@@ -246,7 +279,7 @@ Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFu
     for (const auto& [name, elements] : precomputed->replace) addToContext(elements);
     addToContext(precomputed->add);
   } else {
-    body.push_back(fillSnippet(kCallMeta, {{"args", api::joinExprs(*metaArgs)}}));
+    parts.metaCall = fillSnippet(kCallMeta, {{"args", api::joinExprs(*metaArgs)}});
   }
 
   // After meta(), the outputs are valid.
@@ -261,24 +294,15 @@ Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFu
                                 api::NamedCType{outArgs[i].nctype.name, api::CType::mutRef(api::CType::base(api::tensorT))}});
   }
 
-  if (key == DispatchKey::CompositeExplicitAutogradNonFunctional) {
-    // The default backend runs the out= function on the outputs.
-    const api::CppSignatureGroup outGroup = api::CppSignatureGroup::fromNativeFunction(
-        *g_.out, {.method = false, .fallbackBinding = f.manualCppBinding}, options);
-    const api::CppSignature& outSig = outGroup.mostFaithfulSignature();
-    Expected<std::vector<api::Expr>> outExprs = api::translate(context, outSig.arguments());
-    if (!outExprs) return outExprs.error();
-    body.push_back(fillSnippet(kCallOutFunction, {{"name", outSig.name()}, {"args", api::joinExprs(*outExprs)}}));
-  } else if (key != DispatchKey::Meta) {
-    Expected<std::vector<api::Expr>> implArgs = api::translate(context, api::structured::implArguments(g_));
-    if (!implArgs) return implArgs.error();
-    body.push_back(fillSnippet(kCallImpl, {{"args", api::joinExprs(*implArgs)}}));
-  }
-
+  std::string& epilogue = *parts.epilogue;
   const size_t returns = f.func.returns.size();
-  if (kind == SchemaKind::Out || kind == SchemaKind::Inplace)
-    for (size_t i = 0; i < returns; ++i) body.push_back(fillSnippet(kCopyProxy, {{"i", std::to_string(i)}}));
-
+  if (kind == SchemaKind::Out || kind == SchemaKind::Inplace) {
+    for (size_t i = 0; i < returns; ++i) {
+      appendSnippet(epilogue, kCopyProxy, {{"i", std::to_string(i)}});
+      epilogue.push_back('\n');
+    }
+  }
+  const model::Arguments& args = f.func.arguments;
   std::string result;
   if (kind == SchemaKind::Functional) {
     if (returns == 1) {
@@ -299,10 +323,11 @@ Expected<std::string> StructuredKernelEmitter::wrapperBody(const model::NativeFu
       result.append(")");
     }
   } else {
-    return unsupportedKind(kind);
+    parts.epilogue = unsupportedKind(kind);
+    return parts;
   }
-  body.push_back("return " + result + ";");
-  return support::join(body, "\n");
+  epilogue.append("return ").append(result).append(";");
+  return parts;
 }
 
 Expected<std::string> StructuredKernelEmitter::classDefinition(const model::NativeFunction& f, SchemaKind kind,
@@ -332,63 +357,66 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
     return makeError("Unsupported SchemaKind SchemaKind." + std::string(model::schemaKindName(kind)));
   }
   constexpr std::string_view kIndent = "    ";
-  auto setOutputLines = [&]() -> Expected<std::string> {
-    Expected<std::string> functions = setOutputFunctions(kind, names.parent);
-    if (!functions) return functions;
-    return support::indentLines(*functions, kIndent);
-  };
-  std::optional<Expected<std::string>> ownSetOutput;  // for a group with structured_inherits
-  const Expected<std::string>* setOutput;
+  auto& shared = base_.structuredSetOutputs();
+  auto it = shared.find(kind);
+  if (it == shared.end()) it = shared.emplace(kind, setOutputFunctions(kind)).first;
+  const Expected<std::vector<std::string>>& pieces = it->second;
+  if (!pieces) return pieces.error();
+  // The set_output_* functions, with the parent's set_output_raw_strided for a group with
+  // structured_inherits (a line of its own in each function, indented twice).
+  std::string super;
   if (g_.out->structuredInherits) {
-    setOutput = &ownSetOutput.emplace(setOutputLines());
-  } else {
-    auto& shared = base_.structuredSetOutputs();
-    auto it = shared.find(kind);
-    if (it == shared.end()) it = shared.emplace(kind, setOutputLines()).first;
-    setOutput = &it->second;
+    super = support::indentLines(
+        fillSnippet(kSetOutputSuper, {{"parent", names.parent}, {"names", base_.ctx().legacyTorch ? kNamesArgument : ""}}),
+        "        ");
   }
-  if (!*setOutput) return setOutput->error();
+  std::string setOutput;
+  for (size_t i = 0; i < pieces->size(); ++i) {
+    if (i) setOutput.append(super);
+    setOutput.append((*pieces)[i]);
+  }
 
   const std::string constructorLines = support::indentLines(constructor, kIndent);
   const std::string proxyLines = support::indentLines(proxyField, kIndent);
   const std::string guardLines = support::indentLines(guardField(base_.key()), kIndent);
   std::string text;
   for (std::string_view line : kClassLines) {
-    std::string filled = fillSnippet(line, {{"class", names.name},
-                                            {"parent", names.parent},
-                                            {"constructor", constructorLines},
-                                            {"set_output", **setOutput},
-                                            {"output_value", outputValue},
-                                            {"output_type", outputType},
-                                            {"count", count},
-                                            {"proxy_field", proxyLines},
-                                            {"guard_field", guardLines}});
-    if (filled.empty()) continue;
-    if (!text.empty()) text.push_back('\n');
-    text.append(filled);
+    const size_t before = text.size();
+    if (before) text.push_back('\n');
+    appendSnippet(text, line, {{"class", names.name},
+                               {"parent", names.parent},
+                               {"constructor", constructorLines},
+                               {"set_output", setOutput},
+                               {"output_value", outputValue},
+                               {"output_type", outputType},
+                               {"count", count},
+                               {"proxy_field", proxyLines},
+                               {"guard_field", guardLines}});
+    if (text.size() == before + (before ? 1 : 0)) text.resize(before);  // a line that comes out empty is left out
   }
   return text;
 }
 
-Expected<std::string> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind, const std::string& parent) const {
+// The set_output_* functions indented, split where the parent's calls go (see kSetOutputFunction).
+Expected<std::vector<std::string>> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind) const {
+  constexpr std::string_view kIndent = "    ";
   const bool names = base_.ctx().legacyTorch;
-  const std::string super =
-      g_.out->structuredInherits
-          ? support::indentLines(fillSnippet(kSetOutputSuper, {{"parent", parent}, {"names", names ? kNamesArgument : ""}}), "    ")
-          : std::string();
+  std::vector<std::string> pieces;
   std::string text = "\n";
   for (const bool strided : {true, false}) {
     Expected<std::string> body = setOutputBody(kind, /*createProxy=*/strided);
-    if (!body) return body;
+    if (!body) return body.error();
     if (names) body->append(kPropagateNames);
     appendSnippet(text, kSetOutputFunction,
                   {{"name", strided ? "strided" : "raw_strided"},
                    {"names", names ? kNamesParameter : ""},
-                   {"body", support::indentLines(*body, "    ")},
-                   {"super", super}});
-    text.push_back('\n');
+                   {"body", support::indentLines(*body, kIndent)}});
+    // Each piece ends a line, and the next starts one: indenting them one by one is indenting the whole.
+    pieces.push_back(support::indentLines(text, kIndent));
+    text.assign(kSetOutputEnd).push_back('\n');
   }
-  return text;
+  pieces.push_back(support::indentLines(text, kIndent));
+  return pieces;
 }
 
 Expected<std::string> StructuredKernelEmitter::setOutputBody(SchemaKind kind, bool createProxy) const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "dest/RegisterDispatchKey.h"
 #include "support/Expected.h"
@@ -36,7 +37,10 @@ class StructuredKernelEmitter {
                                              const std::string& className) const;
   support::Expected<std::string> classDefinition(const model::NativeFunction& f, model::SchemaKind kind,
                                                  const ClassNames& names) const;
-  support::Expected<std::string> setOutputFunctions(model::SchemaKind kind, const std::string& parent) const;
+  // The parts of wrapperBody's statements that do not depend on the key.
+  support::Expected<StructuredWrapperParts> wrapperParts(const model::NativeFunction& f,
+                                                         const WrapperCache::Native& sig) const;
+  support::Expected<std::vector<std::string>> setOutputFunctions(model::SchemaKind kind) const;
   support::Expected<std::string> setOutputBody(model::SchemaKind kind, bool createProxy) const;
 
   const RegisterDispatchKeyEmitter& base_;
