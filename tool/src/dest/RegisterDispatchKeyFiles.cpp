@@ -1,6 +1,7 @@
 #include "dest/RegisterDispatchKeyFiles.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -304,24 +305,30 @@ class DefinitionsRenderer {
     env.set("dispatch_namespace", dispatchNamespace_);
     env.set("dispatch_namespaced_definitions", std::move(code_.namespacedDefinitions));
     std::optional<std::string> text = templates_.renderTemplate(kDefinitionsTemplate, std::move(env));
-    return text ? withoutEmptyLines(*text) : std::string();
+    if (!text) return {};
+    dropEmptyLines(*text);
+    return std::move(*text);
   }
 
   const KernelTable& kernels() const { return emitter_.kernels(); }
 
  private:
-  static std::string withoutEmptyLines(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (size_t start = 0; start <= text.size();) {  // the lines of support::split(text, "\n")
-      const size_t end = std::min(text.find('\n', start), text.size());
+  // Removes the lines of support::split(text, "\n") that are empty, in place.
+  static void dropEmptyLines(std::string& text) {
+    char* const data = text.data();
+    const size_t size = text.size();
+    size_t kept = 0;  // the kept lines' length, joined by '\n'
+    for (size_t start = 0; start < size;) {
+      const void* newline = std::memchr(data + start, '\n', size - start);
+      const size_t end = newline != nullptr ? static_cast<size_t>(static_cast<const char*>(newline) - data) : size;
       if (end > start) {
-        if (!out.empty()) out.push_back('\n');
-        out.append(text, start, end - start);
+        if (kept > 0) data[kept++] = '\n';
+        if (kept != start) std::memmove(data + kept, data + start, end - start);  // after a dropped line
+        kept += end - start;
       }
       start = end + 1;
     }
-    return out;
+    text.resize(kept);
   }
 
   const EmitContext& ctx_;
@@ -359,8 +366,11 @@ void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey ke
       spec, items.size(), [&](std::size_t i) { return representative(items[i]).rootName(); },
       [&](std::size_t i) {
         std::string text = renderer.render(items[i]);
-        if (text.empty()) return ShardEnv{};
-        return ShardEnv{{"dispatch_definitions", {std::move(text)}}};
+        ShardEnv env;
+        if (text.empty()) return env;
+        // Not ShardEnv{{..., {text}}}: initializer lists copy their elements.
+        env.emplace_back("dispatch_definitions", std::vector<std::string>()).second.push_back(std::move(text));
+        return env;
       });
 }
 
