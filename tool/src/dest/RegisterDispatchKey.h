@@ -74,6 +74,26 @@ using FunctionApiKey = std::tuple<const model::NativeFunction*, bool, bool>;
 inline FunctionApiKey functionApiKey(const model::NativeFunction& f, const api::Options& options) {
   return {&f, options.constRefForMutableTensors, options.ilistRefForTensorLists};
 }
+// Hashes of the caches' keys (FunctionApiKey, alone or with a few small values): the caches are
+// looked up for every function of every key, and ordered maps of tuples compare slowly. A function's
+// address ends in zero bits (its alignment), where the small values go.
+struct FunctionApiKeyHash {
+  static size_t of(const FunctionApiKey& k) {
+    return reinterpret_cast<size_t>(std::get<0>(k)) ^ (size_t{std::get<1>(k)} << 1) ^ size_t{std::get<2>(k)};
+  }
+  template <class T>
+  static size_t mix(size_t h, T v) {
+    return h * 31 + static_cast<size_t>(v);
+  }
+  size_t operator()(const FunctionApiKey& k) const { return of(k); }
+  template <class T>
+  size_t operator()(const std::pair<FunctionApiKey, T>& k) const {
+    return mix(of(k.first), k.second);
+  }
+  size_t operator()(const std::tuple<FunctionApiKey, bool, bool>& k) const {
+    return mix(mix(of(std::get<0>(k)), std::get<1>(k)), std::get<2>(k));
+  }
+};
 
 // The parts of a function's direct C++ API that are the same in every key's files (torchgen
 // computes them again for each key): its CppSignatureGroup, the declarations and the definitions'
@@ -102,7 +122,7 @@ class DirectApiCache {
     std::optional<Entry> entry;
   };
   std::mutex mutex_;
-  std::map<FunctionApiKey, Slot> slots_;  // nodes never move
+  std::unordered_map<FunctionApiKey, Slot, FunctionApiKeyHash> slots_;  // nodes never move
 };
 
 // The statements of a structured kernel's wrapper that do not depend on the key (made by
@@ -182,11 +202,13 @@ class WrapperCache {
  private:
   using Key = FunctionApiKey;
 
-  std::map<Key, Dispatcher> dispatcher_;
-  std::map<std::pair<Key, bool>, Native> native_;
-  std::map<std::pair<Key, Bindings>, support::Expected<std::vector<std::string>>> directApi_;
-  std::map<std::tuple<Key, bool, bool>, support::Expected<std::string>> kernelArgs_;
-  std::map<std::pair<Key, bool>, support::Expected<StructuredWrapperParts>> structured_;
+  // Unordered: nodes (and the references handed out) never move.
+  std::unordered_map<Key, Dispatcher, FunctionApiKeyHash> dispatcher_;
+  std::unordered_map<std::pair<Key, bool>, Native, FunctionApiKeyHash> native_;
+  std::unordered_map<std::pair<Key, Bindings>, support::Expected<std::vector<std::string>>, FunctionApiKeyHash>
+      directApi_;
+  std::unordered_map<std::tuple<Key, bool, bool>, support::Expected<std::string>, FunctionApiKeyHash> kernelArgs_;
+  std::unordered_map<std::pair<Key, bool>, support::Expected<StructuredWrapperParts>, FunctionApiKeyHash> structured_;
 };
 
 class RegisterDispatchKeyEmitter {
