@@ -285,7 +285,11 @@ class DefinitionsRenderer {
       reportAt(ctx_, item, ns.error().message);
       return {};
     }
-    Expected<NamespaceLines> lines = namespaceLines(support::replaceAll(*ns, "::native", ""), 2);
+    // Nearly every kernel is in at::native: the lines are made once per namespace.
+    auto linesIt = namespaceLines_.find(*ns);
+    if (linesIt == namespaceLines_.end())
+      linesIt = namespaceLines_.emplace(*ns, namespaceLines(support::replaceAll(*ns, "::native", ""), 2)).first;
+    const Expected<NamespaceLines>& lines = linesIt->second;
     if (!lines) {
       reportAt(ctx_, item, lines.error().message);
       return {};
@@ -297,8 +301,8 @@ class DefinitionsRenderer {
                                                  {"registrations", support::join(code_.registrations, "\n")}});
     }
     support::TemplateEnv env;
-    env.set("ns_prologue", std::move(lines->prologue));
-    env.set("ns_epilogue", std::move(lines->epilogue));
+    env.set("ns_prologue", lines->prologue);
+    env.set("ns_epilogue", lines->epilogue);
     env.set("dispatch_anonymous_definitions", std::move(code_.anonymousDefinitions));
     env.set("static_init_dispatch_registrations", std::move(registrations));
     env.set("deferred_dispatch_registrations", "");
@@ -337,6 +341,7 @@ class DefinitionsRenderer {
   Writer& templates_;
   std::string dispatchNamespace_;
   KernelCode code_;
+  std::map<std::string, Expected<NamespaceLines>, std::less<>> namespaceLines_;  // by kernel namespace
 };
 
 void emitRegisterFile(const EmitContext& ctx, const Writers& out, DispatchKey key, const KernelTable::Names& names,
