@@ -32,6 +32,24 @@ TEST(Sharding, MatchesTorchgenForAsciiKeys) {
   expectShards({"native_batch_norm.out", {0, 1, 1, 3, 4, 3, 459, 27622022}});
 }
 
+TEST(Sharding, MatchesTorchgenAcrossBlockBoundaries) {
+  // SHA-1 pads to 64-byte blocks and needs a second one for the length from 56 bytes on.
+  auto key = [](size_t length) {
+    std::string k;
+    while (k.size() < length) k += "abcdefghij";
+    return k.substr(0, length);
+  };
+  expectShards({key(55), {0, 0, 2, 2, 2, 1, 502, 748781799}});
+  expectShards({key(56), {0, 1, 2, 1, 3, 6, 693, 755538106}});
+  expectShards({key(63), {0, 0, 2, 2, 4, 0, 554, 1866489895}});
+  expectShards({key(64), {0, 1, 2, 3, 4, 3, 939, 1339625535}});
+  expectShards({key(65), {0, 0, 0, 2, 0, 1, 310, 2061297448}});
+  expectShards({key(119), {0, 1, 2, 3, 2, 2, 927, 1146113366}});
+  expectShards({key(120), {0, 1, 2, 3, 2, 5, 47, 1392037630}});
+  expectShards({key(128), {0, 0, 0, 0, 0, 3, 540, 666770561}});
+  expectShards({key(200), {0, 0, 2, 0, 3, 0, 628, 1327954624}});
+}
+
 TEST(Sharding, HashesLatin1LikePython) {
   // Python encodes the key as Latin-1: "café" is hashed as the four bytes 63 61 66 E9.
   expectShards({"caf\u00e9", {0, 0, 2, 2, 4, 5, 794, 2000441738}});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -30,6 +31,27 @@ std::optional<std::string> toLatin1(std::string_view utf8) {
   return out;
 }
 
+// The SHA-1 digest of `bytes`. libmd's SHA1Final pads the message one byte per SHA1Update call
+// (4000 instructions for a short key); the padding (0x80, zeros, the length in bits as a big-endian
+// 64-bit number, to a multiple of 64 bytes) is written here and the blocks go to SHA1Transform.
+void sha1(std::string_view bytes, uint8_t (&digest)[SHA1_DIGEST_LENGTH]) {
+  SHA1_CTX ctx;
+  SHA1Init(&ctx);
+  size_t whole = bytes.size() - bytes.size() % SHA1_BLOCK_LENGTH;
+  for (size_t at = 0; at < whole; at += SHA1_BLOCK_LENGTH)
+    SHA1Transform(ctx.state, reinterpret_cast<const uint8_t*>(bytes.data() + at));
+  uint8_t tail[2 * SHA1_BLOCK_LENGTH] = {};
+  const size_t rest = bytes.size() - whole;
+  std::memcpy(tail, bytes.data() + whole, rest);
+  tail[rest] = 0x80;
+  const size_t tailSize = rest + 1 + 8 <= SHA1_BLOCK_LENGTH ? SHA1_BLOCK_LENGTH : 2 * SHA1_BLOCK_LENGTH;
+  const uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
+  for (int i = 0; i < 8; ++i) tail[tailSize - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
+  for (size_t at = 0; at < tailSize; at += SHA1_BLOCK_LENGTH) SHA1Transform(ctx.state, tail + at);
+  for (int w = 0; w < 5; ++w)
+    for (int b = 0; b < 4; ++b) digest[4 * w + b] = static_cast<uint8_t>(ctx.state[w] >> (24 - 8 * b));
+}
+
 }  // namespace
 
 int shardOf(std::string_view key, int numShards) {
@@ -38,11 +60,8 @@ int shardOf(std::string_view key, int numShards) {
   std::optional<std::string> latin1 = ascii ? std::nullopt : toLatin1(key);
   const std::string_view bytes = latin1 ? std::string_view(*latin1) : key;
 
-  SHA1_CTX ctx;
-  SHA1Init(&ctx);
-  SHA1Update(&ctx, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   uint8_t digest[SHA1_DIGEST_LENGTH];
-  SHA1Final(digest, &ctx);
+  sha1(bytes, digest);
 
   // The digest is a little-endian number: fold from its most significant byte, the last one.
   uint64_t remainder = 0;
