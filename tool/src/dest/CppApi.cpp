@@ -73,27 +73,50 @@ support::Expected<std::string> checkMethod(const model::NativeFunction& f) {
 
 }  // namespace
 
-support::Expected<std::string> functionDefinitions(const model::NativeFunction& f) {
-  if (auto check = checkCppApi(f); !check) return check;
+CallApiCache::Entry::Entry(const model::NativeFunction& f) : check(checkCppApi(f)) {
+  if (!check) return;
   const api::CppSignatureGroup group = cppSignatures(f, /*method=*/false);
+  const api::DispatcherSignature target = dispatcherSignature(f);
+  const bool symintFunction = f.func.hasSymInt();
+  for (const api::CppSignature* sig : group.signatures()) {
+    overloads.push_back(Overload{.decl = sig->decl(),
+                                 .declWithoutSuffix = symintFunction ? sig->decl({.suppressSymintSuffix = true}) : "",
+                                 .redispatchDecl = sig->decl({.isRedispatchingFn = true}),
+                                 .symint = sig->symint(),
+                                 .args = dispatcherArgs(target, *sig, /*method=*/false)});
+  }
+}
+
+namespace {
+
+// f's entry from `cache`, or made in `own` without one.
+const CallApiCache::Entry& callApi(const model::NativeFunction& f, CallApiCache* cache,
+                                   std::optional<CallApiCache::Entry>& own) {
+  return cache != nullptr ? cache->get(f) : own.emplace(f);
+}
+
+}  // namespace
+
+support::Expected<std::string> functionDefinitions(const model::NativeFunction& f, CallApiCache* cache) {
+  std::optional<CallApiCache::Entry> own;
+  const CallApiCache::Entry& api = callApi(f, cache, own);
+  if (!api.check) return api.check;
   const std::string& schema = f.schemaString;
   const std::string op = f.func.name.unambiguousName();
   const bool function = f.hasVariant(model::Variant::Function);
   const bool symint = f.func.hasSymInt();
-  const api::DispatcherSignature target = dispatcherSignature(f);
   std::string out;
-  for (const api::CppSignature* sig : group.signatures()) {
-    support::Expected<std::string> args = dispatcherArgs(target, *sig, /*method=*/false);
-    if (!args) return args;
+  for (const CallApiCache::Overload& o : api.overloads) {
+    if (!o.args) return o.args;
     if (function)
-      appendSnippet(out, kFunction, {{"schema", schema}, {"decl", sig->decl()}, {"op", op}, {"args", *args}});
+      appendSnippet(out, kFunction, {{"schema", schema}, {"decl", o.decl}, {"op", op}, {"args", *o.args}});
     // Generated even for methods, so that templates can pick the SymInt overload or not.
     if (symint) {
       appendSnippet(out, kSymintTemplate,
-                    {{"int", sig->symint() ? "c10::SymInt" : "int64_t"},
-                     {"decl", sig->decl({.suppressSymintSuffix = true})},
+                    {{"int", o.symint ? "c10::SymInt" : "int64_t"},
+                     {"decl", o.declWithoutSuffix},
                      {"op", op},
-                     {"args", *args}});
+                     {"args", *o.args}});
     }
   }
   return out;
@@ -124,29 +147,27 @@ support::Expected<std::string> tensorMethodDefinitions(const model::NativeFuncti
   return out;
 }
 
-support::Expected<std::string> redispatchDefinitions(const model::NativeFunction& f) {
-  if (auto check = checkCppApi(f); !check) return check;
-  const api::CppSignatureGroup group = cppSignatures(f, /*method=*/false);
+support::Expected<std::string> redispatchDefinitions(const model::NativeFunction& f, CallApiCache* cache) {
+  std::optional<CallApiCache::Entry> own;
+  const CallApiCache::Entry& api = callApi(f, cache, own);
+  if (!api.check) return api.check;
   const std::string& schema = f.schemaString;
   const std::string op = f.func.name.unambiguousName();
-  const api::DispatcherSignature target = dispatcherSignature(f);
   std::string out;
-  for (const api::CppSignature* sig : group.signatures()) {
-    support::Expected<std::string> args = dispatcherArgs(target, *sig, /*method=*/false);
-    if (!args) return args;
-    const std::string allArgs = args->empty() ? "dispatchKeySet" : "dispatchKeySet, " + *args;
-    appendSnippet(
-        out, kRedispatch,
-        {{"schema", schema}, {"decl", sig->decl({.isRedispatchingFn = true})}, {"op", op}, {"args", allArgs}});
+  for (const CallApiCache::Overload& o : api.overloads) {
+    if (!o.args) return o.args;
+    const std::string allArgs = o.args->empty() ? "dispatchKeySet" : "dispatchKeySet, " + *o.args;
+    appendSnippet(out, kRedispatch, {{"schema", schema}, {"decl", o.redispatchDecl}, {"op", op}, {"args", allArgs}});
   }
   return out;
 }
 
 std::vector<std::string> functionDefinitionList(const std::vector<const model::NativeFunction*>& functions,
-                                                support::Diagnostics& diags) {
+                                                support::Diagnostics& diags, CallApiCache* cache) {
   std::vector<std::string> out;
   out.reserve(functions.size());
-  for (const model::NativeFunction* f : functions) out.push_back(valueOrReport(functionDefinitions(*f), *f, diags));
+  for (const model::NativeFunction* f : functions)
+    out.push_back(valueOrReport(functionDefinitions(*f, cache), *f, diags));
   return out;
 }
 
@@ -170,7 +191,7 @@ void emitRedispatchFunctions(const EmitContext& ctx, const Writers& out) {
     std::vector<std::string> definitions;
     definitions.reserve(ctx.ops.functions().size());
     for (const model::NativeFunction* f : ctx.ops.functions())
-      definitions.push_back(valueOrReport(redispatchDefinitions(*f), *f, ctx.diags));
+      definitions.push_back(valueOrReport(redispatchDefinitions(*f, ctx.callApiCache), *f, ctx.diags));
     support::TemplateEnv env;
     env.set("function_redispatch_definitions", std::move(definitions));
     return env;

@@ -23,6 +23,7 @@
 namespace opgen::dest {
 
 class DirectApiCache;  // dest/RegisterDispatchKey.h
+class CallApiCache;    // dest/CppApi.h
 
 // ---------------------------------------------------------------------------------------------
 // Writers: torchgen's FileManager (torchgen/utils.py) as the emitters see it.
@@ -163,6 +164,9 @@ struct EmitContext {
   // (Register{Key}.cpp, {Key}Functions_inl.h, ops/{op}_{key}_dispatch.h) and shared between their
   // threads; when null, each family computes its own.
   DirectApiCache* directApiCache = nullptr;
+  // The at:: and at::redispatch:: overloads of every function, computed once for the families that
+  // print them (Functions.h or ops/{op}.h, RedispatchFunctions.h); when null, computed per use.
+  CallApiCache* callApiCache = nullptr;
 
   // torchgen's backend_indices[key]: the key's index, or (a defaultdict's default) an empty index
   // whose dispatch key is Undefined when no kernel uses the key.

@@ -75,7 +75,7 @@ void emitAggregatedHeaders(const EmitContext& ctx, const Writers& out) {
     support::TemplateEnv env;
     env.set("static_dispatch_extra_headers", staticDispatchExtraHeaders(ctx.staticDispatchIndices));
     env.set("Functions_includes", Lines{"#include <ATen/Operators.h>"});
-    env.set("Functions_declarations", functionDefinitionList(ctx.ops.functions(), ctx.diags));
+    env.set("Functions_declarations", functionDefinitionList(ctx.ops.functions(), ctx.diags, ctx.callApiCache));
     return env;
   });
   // torchgen computes the kernel declarations even in a dry run (and so reports their errors).
@@ -105,7 +105,7 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const Writers& out) {
       support::TemplateEnv env;
       env.set("static_dispatch_ops_headers", std::move(staticHeaders));
       env.set("operator_includes", "#include <ATen/ops/" + e.name + "_ops.h>");
-      env.set("function_definitions", functionDefinitionList(e.functions, ctx.diags));
+      env.set("function_definitions", functionDefinitionList(e.functions, ctx.diags, ctx.callApiCache));
       return env;
     });
     std::vector<const model::NativeFunctionsGroup*> structured;

@@ -138,22 +138,6 @@ DirectApiCache::Entry::Entry(const model::NativeFunction& f, const api::Options&
   }
 }
 
-const DirectApiCache::Entry& DirectApiCache::get(const model::NativeFunction& f, const api::Options& options) {
-  Slot* slot;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    slot = &slots_[functionApiKey(f, options)];
-  }
-  if (!slot->made.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(slot->making);
-    if (!slot->made.load(std::memory_order_relaxed)) {
-      slot->entry.emplace(f, options);
-      slot->made.store(true, std::memory_order_release);
-    }
-  }
-  return *slot->entry;
-}
-
 std::string WrapperCache::NamelessDefn::withName(std::string_view name) const {
   std::string s;
   s.reserve(beforeName.size() + name.size() + afterName.size());

@@ -14,10 +14,8 @@
 // ctx.diags at the function's location and the function contributes nothing.
 #pragma once
 
-#include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +26,7 @@
 #include "api/Signatures.h"
 #include "dest/Emit.h"
 #include "support/Expected.h"
+#include "support/OnceMap.h"
 
 namespace opgen::dest {
 
@@ -112,17 +111,12 @@ class DirectApiCache {
     std::vector<std::string> definitions;              // each signature's defn()
   };
   // Thread-safe: each entry is computed once, by the first thread that asks for it.
-  const Entry& get(const model::NativeFunction& f, const api::Options& options);
+  const Entry& get(const model::NativeFunction& f, const api::Options& options) {
+    return entries_.get(functionApiKey(f, options), f, options);
+  }
 
  private:
-  // Not std::call_once: glibc's pthread_once wakes waiters with a system call on every completion.
-  struct Slot {
-    std::atomic<bool> made{false};  // set (release) once `entry` holds the entry
-    std::mutex making;              // held by the thread computing the entry
-    std::optional<Entry> entry;
-  };
-  std::mutex mutex_;
-  std::unordered_map<FunctionApiKey, Slot, FunctionApiKeyHash> slots_;  // nodes never move
+  support::OnceMap<FunctionApiKey, Entry, FunctionApiKeyHash> entries_;
 };
 
 // The statements of a structured kernel's wrapper that do not depend on the key (made by

@@ -313,6 +313,7 @@ struct RunState {
   TemplateCache templates;
   std::unique_ptr<FileManagers> fms;
   dest::DirectApiCache directApi;
+  dest::CallApiCache callApi;
 };
 
 }  // namespace
@@ -358,6 +359,7 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
 
   dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags);
   ctx.directApiCache = &state->directApi;
+  ctx.callApiCache = &state->callApi;
   const dest::Writers writers = fms.writers();
   std::vector<const Family*> todo;
   for (Phase phase : {Phase::Sources, Phase::Headers, Phase::DeclarationsYaml}) {
