@@ -1,5 +1,6 @@
 #include "dest/PyYaml.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <charconv>
@@ -75,16 +76,28 @@ void optionalExponent(Cursor& c) {
   c.reset(save);
 }
 
-bool matchesBool(std::string_view s) {
-  if (s.size() < 2 || s.size() > 5) return false;
-  static constexpr std::string_view kWords[] = {"yes", "Yes", "YES", "no",    "No",    "NO",  "true", "True", "TRUE",
-                                                "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
-  for (std::string_view w : kWords)
-    if (s == w) return true;
-  return false;
+// s is `lower`, or `lower` capitalized, or `lower` in capitals: YAML 1.1's three spellings of a word.
+bool isSpelling(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  auto upper = [](char c) { return static_cast<char>(c - 'a' + 'A'); };
+  if (s[0] != lower[0] && s[0] != upper(lower[0])) return false;
+  if (s.substr(1) == lower.substr(1)) return true;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] != upper(lower[i])) return false;
+  return true;
 }
 
-bool matchesNull(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+bool matchesBool(std::string_view s) {
+  switch (s.size()) {
+    case 2: return isSpelling(s, "no") || isSpelling(s, "on");
+    case 3: return isSpelling(s, "yes") || isSpelling(s, "off");
+    case 4: return isSpelling(s, "true");
+    case 5: return isSpelling(s, "false");
+    default: return false;
+  }
+}
+
+bool matchesNull(std::string_view s) { return s.empty() || s == "~" || isSpelling(s, "null"); }
 
 bool matchesInt(std::string_view s) {
   auto attempt = [&](auto&& body) {
@@ -307,6 +320,35 @@ Style selectStyle(const Analysis& a, size_t length, bool simpleKey, bool plainIm
   return style;
 }
 
+// The bytes a str may hold anywhere and still print plain without a closer look: printable ASCII and
+// ' ', except ':' (an indicator before a blank or the end: kColon) and '#' (a comment after a blank).
+constexpr Byte kStop = 0, kPass = 1, kColon = 2;
+constexpr std::array<Byte, 256> kPlainByte = [] {
+  std::array<Byte, 256> table{};
+  for (int b = 0x20; b <= 0x7E; ++b) table[b] = kPass;
+  table[':'] = kColon;
+  table['#'] = kStop;
+  return table;
+}();
+
+// The usual str (identifiers, C++ types, schemas), decided in one pass: it starts with a letter, '_'
+// or ':', holds printable ASCII only, has no '#', no ':' before a blank or the end, and no trailing
+// blank. libyaml's analysis then allows it plain (no indicator, no break, no edge blank), and only
+// the bool and null resolvers can match a text starting so. False means "not decided here".
+bool plainAtOnce(std::string_view s) {
+  if (s.empty() || s.back() == ' ') return false;
+  const char first = s.front();
+  const bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
+  if (!letter && first != '_' && first != ':') return false;
+  const size_t n = s.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Byte kind = kPlainByte[static_cast<Byte>(s[i])];
+    if (kind == kPass) continue;
+    if (kind == kStop || i + 1 == n || s[i + 1] == ' ') return false;
+  }
+  return !letter || !(matchesBool(s) || matchesNull(s));
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -337,15 +379,17 @@ bool resolvesToStr(std::string_view s) {
 
 constexpr int kBestIndent = 2;
 
-Emitter::Emitter() { out_.reserve(1 << 16); }
+Emitter::Emitter(size_t sizeHint) { out_.resize(std::max<size_t>(sizeHint, 64)); }
+
+void Emitter::grow(size_t n) { out_.resize(std::max(out_.size() * 2, size_ + n)); }
 
 void Emitter::put(char c) {
-  out_ += c;
+  append(c);
   ++column_;
 }
 
 void Emitter::putBreak() {
-  out_ += '\n';
+  append('\n');
   column_ = 0;
 }
 
@@ -366,10 +410,10 @@ void Emitter::writeIndent() {
   if (lineBreak) column_ = 0;
   const size_t spaces = column_ < indent ? static_cast<size_t>(indent - column_) : 0;
   if (spaces < kBreakThenSpaces.size()) {
-    out_ += lineBreak ? kBreakThenSpaces.substr(0, 1 + spaces) : kBreakThenSpaces.substr(1, spaces);
+    append(lineBreak ? kBreakThenSpaces.substr(0, 1 + spaces) : kBreakThenSpaces.substr(1, spaces));
   } else {
-    if (lineBreak) out_ += '\n';
-    out_.append(spaces, ' ');
+    if (lineBreak) append('\n');
+    std::memset(room(spaces), ' ', spaces);
   }
   column_ += static_cast<long>(spaces);
   whitespace_ = true;
@@ -378,7 +422,7 @@ void Emitter::writeIndent() {
 
 void Emitter::writeIndicator(std::string_view indicator, bool needWhitespace, bool isWhitespace, bool isIndention) {
   if (needWhitespace && !whitespace_) put(' ');
-  out_ += indicator;
+  append(indicator);
   column_ += static_cast<long>(indicator.size());
   whitespace_ = isWhitespace;
   indention_ = indention_ && isIndention;
@@ -387,7 +431,7 @@ void Emitter::writeIndicator(std::string_view indicator, bool needWhitespace, bo
 void Emitter::writePlain(std::string_view s) {
   // Plain scalars never hold line breaks (the analysis forbids it) and never fold (width 10^9).
   if (!whitespace_) put(' ');
-  out_ += s;
+  append(s);
   column_ += static_cast<long>(s.size());
   whitespace_ = false;
   indention_ = false;
@@ -505,14 +549,45 @@ void Emitter::afterNode() {
   if (!levels_.empty() && levels_.back().mapping) levels_.back().expectValue = !levels_.back().expectValue;
 }
 
-void Emitter::scalar(const Scalar& s) { emitScalar(s.kind() == Scalar::Kind::Str, s.text()); }
-
-void Emitter::emitScalar(bool isStr, std::string_view text) {
+void Emitter::scalar(const Scalar& s) {
   // Only a str needs the analysis: the other kinds print as one-line plain scalars.
-  const Analysis analysis = isStr ? analyze(text) : Analysis{};
+  if (s.kind() == Scalar::Kind::Str) str(s.text());
+  else plainNode(s.text());
+}
+
+void Emitter::str(std::string_view s) {
+  if (plainAtOnce(s)) plainNode(s);
+  else analyzedStr(s);
+}
+
+void Emitter::plainNode(std::string_view text) {
+  // The usual value, `key: text` on its key's line, written at once.
+  if (!levels_.empty()) {
+    Level& top = levels_.back();
+    if (top.mapping && top.expectValue && top.simpleKey) {
+      char* at = room(2 + text.size());
+      at[0] = ':';
+      at[1] = ' ';
+      std::memcpy(at + 2, text.data(), text.size());
+      column_ += static_cast<long>(2 + text.size());
+      whitespace_ = false;
+      indention_ = false;
+      mappingContext_ = true;
+      top.expectValue = false;
+      return;
+    }
+  }
+  // A plain scalar writes no indent, so it needs no increased one.
+  beforeNode(&text, /*multiline=*/false);
+  writePlain(text);
+  afterNode();
+}
+
+void Emitter::analyzedStr(std::string_view text) {
+  const Analysis analysis = analyze(text);
   const Context context = beforeNode(&text, analysis.multiline);
   const bool simpleKey = context == Context::MappingKey && levels_.back().simpleKey;
-  const Style style = isStr ? selectStyle(analysis, text.size(), simpleKey, resolvesToStr(text)) : Style::Plain;
+  const Style style = selectStyle(analysis, text.size(), simpleKey, resolvesToStr(text));
   // increaseIndent(flow, !indentless) for the scalar alone: its indent is restored right after.
   const int enclosingIndent = indent_;
   indent_ = indent_ < 0 ? kBestIndent : indent_ + kBestIndent;
@@ -522,13 +597,6 @@ void Emitter::emitScalar(bool isStr, std::string_view text) {
     case Style::DoubleQuoted: writeDoubleQuoted(text); break;
   }
   indent_ = enclosingIndent;
-  afterNode();
-}
-
-void Emitter::word(Word w) {
-  const std::string_view text = w.text();
-  beforeNode(&text, /*multiline=*/false);
-  writePlain(text);  // the style str() selects for a word, whose indent does not matter
   afterNode();
 }
 
@@ -577,6 +645,7 @@ void Emitter::emptyMapping() {
 std::string Emitter::finish() {
   assert(levels_.empty());
   writeIndent();  // the implicit document end
+  out_.resize(size_);
   return std::move(out_);
 }
 

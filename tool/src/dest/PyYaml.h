@@ -16,6 +16,7 @@
 // relies on (int(s), float(s)).
 #pragma once
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,12 +88,16 @@ class Word {
 // must be closed; a mapping takes key, value, key, value, ... (keys are scalars).
 class Emitter {
  public:
-  Emitter();
+  // `sizeHint`: the document's expected size in bytes, reserved at once (a longer one grows by doubling).
+  explicit Emitter(size_t sizeHint = size_t{1} << 16);
 
   void scalar(const Scalar& s);
-  void str(std::string_view s) { emitScalar(true, s); }
+  void str(std::string_view s);
   // The same as str(w.text()), without analysing the text.
-  void word(Word w);
+  void word(Word w) { plainNode(w.text()); }
+  // The same as scalar(Scalar::boolean(b)) and scalar(Scalar::none()), without making the Scalar.
+  void boolean(bool b) { plainNode(b ? std::string_view("true") : std::string_view("false")); }
+  void none() { plainNode("null"); }
   // A block sequence / mapping with at least one element; empty ones are emptySequence() / emptyMapping().
   void beginSequence();
   void endSequence();
@@ -115,7 +120,10 @@ class Emitter {
   // Writes what comes before a node (a sequence's "-", a mapping's key/value indicators) and says
   // in which context the node is emitted. `scalarText`: the scalar's text, nullptr for collections.
   Context beforeNode(const std::string_view* scalarText, bool multiline);
-  void emitScalar(bool isStr, std::string_view text);
+  // A scalar known to print plain (a word, a bool, null, a number, a str that plainAtOnce accepts).
+  void plainNode(std::string_view text);
+  // A str through libyaml's whole analysis and style selection.
+  void analyzedStr(std::string_view text);
   void afterNode();
   void increaseIndent(bool flow, bool indentless);
   void writeIndent();
@@ -126,7 +134,20 @@ class Emitter {
   void writeSingleQuoted(std::string_view s);
   void writeDoubleQuoted(std::string_view s);
 
+  // The output: out_ is kept longer than the text written so far (its first size_ bytes), so that an
+  // append is a copy after one length check; finish() cuts it to size.
+  char* room(size_t n) {
+    if (n > out_.size() - size_) grow(n);
+    char* at = out_.data() + size_;
+    size_ += n;
+    return at;
+  }
+  void append(std::string_view s) { std::memcpy(room(s.size()), s.data(), s.size()); }
+  void append(char c) { *room(1) = c; }
+  void grow(size_t n);
+
   std::string out_;
+  size_t size_ = 0;
   std::vector<Level> levels_;
   std::vector<int> indents_;
   int indent_ = -1;
