@@ -47,10 +47,11 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
   y.beginMapping();
   if (out) {
     y.word("allocate");
-    y.scalar(Scalar::boolean(true));
+    y.boolean(true);
   }
   y.word("annotation");
-  y.scalar(a.annotation ? Scalar::str(a.annotation->str()) : Scalar::none());
+  if (a.annotation) y.str(a.annotation->str());
+  else y.none();
   if (a.defaultValue) {
     y.word("default");
     y.scalar(pythonifyDefault(api::cpp::defaultExpr(*a.defaultValue, a.type, /*symint=*/false)));
@@ -64,16 +65,16 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
     }
   }
   y.word("is_nullable");
-  y.scalar(Scalar::boolean(a.type.isNullable()));
+  y.boolean(a.type.isNullable());
   if (ctx.kwargOnly.count(a.name)) {
     y.word("kwarg_only");
-    y.scalar(Scalar::boolean(true));
+    y.boolean(true);
   }
   y.word("name");
   y.str(a.name);
   if (out) {
     y.word("output");
-    y.scalar(Scalar::boolean(true));
+    y.boolean(true);
   }
   // Historically, bool[N] does not record its size (it is in the C++ type).
   if (const model::Type* list = a.type.listLike(); list && list->size() && !list->elem().isBase(model::BaseTy::Bool)) {
@@ -89,7 +90,7 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
 void tensorOptionsYaml(Emitter& y, const api::Binding& b) {
   y.beginMapping();
   y.word("annotation");
-  y.scalar(Scalar::none());
+  y.none();
   if (b.defaultValue) {
     y.word("default");
     y.str(*b.defaultValue);
@@ -97,9 +98,9 @@ void tensorOptionsYaml(Emitter& y, const api::Binding& b) {
   y.word("dynamic_type");
   y.str("at::TensorOptions");
   y.word("is_nullable");
-  y.scalar(Scalar::boolean(false));
+  y.boolean(false);
   y.word("kwarg_only");
-  y.scalar(Scalar::boolean(true));
+  y.boolean(true);
   y.word("name");
   y.str(b.name);
   y.word("type");
@@ -145,9 +146,14 @@ void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ct
   y.endSequence();
 }
 
-void key(Emitter& y, pyyaml::Word k, const Scalar& v) {
+void key(Emitter& y, pyyaml::Word k, std::string_view v) {
   y.word(k);
-  y.scalar(v);
+  y.str(v);
+}
+
+void flag(Emitter& y, pyyaml::Word k, bool v) {
+  y.word(k);
+  y.boolean(v);
 }
 
 // torchgen's compute_declaration_yaml: an OrderedDict, so the keys keep this order.
@@ -177,18 +183,18 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
                                             [](const api::Binding& b) { return b.tensorOptions() != nullptr; });
 
   y.beginMapping();
-  key(y, "name", Scalar::str(api::cpp::name(func)));
-  key(y, "operator_name", Scalar::str(func.name.name.str()));
-  key(y, "overload_name", Scalar::str(func.name.overloadName));
-  key(y, "manual_kernel_registration", Scalar::boolean(f.manualKernelRegistration));
-  key(y, "category_override", Scalar::str(f.categoryOverride.value_or("")));
-  key(y, "schema_string", Scalar::str("aten::" + f.schemaString));
+  key(y, "name", api::cpp::name(func));
+  key(y, "operator_name", func.name.name.str());
+  key(y, "overload_name", func.name.overloadName);
+  flag(y, "manual_kernel_registration", f.manualKernelRegistration);
+  key(y, "category_override", f.categoryOverride.value_or(""));
+  key(y, "schema_string", "aten::" + f.schemaString);
   y.word("arguments");
   sequence(y, sig.arguments(), [&](const api::Binding& b) {
     if (b.tensorOptions()) tensorOptionsYaml(y, b);
     else argumentYaml(y, *b.schemaArgument(), ctx);
   });
-  key(y, "schema_order_cpp_signature", Scalar::str(schemaOrderSignature));
+  key(y, "schema_order_cpp_signature", schemaOrderSignature);
   y.word("schema_order_arguments");
   sequence(y, schemaOrder, [&](const model::Argument* a) { argumentYaml(y, *a, ctx); });
   y.word("method_of");
@@ -197,24 +203,26 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
   if (f.hasVariant(model::Variant::Method)) y.word("Tensor");
   if (f.hasVariant(model::Variant::Function)) y.word("namespace");
   y.endSequence();
-  key(y, "mode", Scalar::str("native"));
-  key(y, "python_module", Scalar::str(f.pythonModule.value_or("")));
+  y.word("mode");
+  y.word("native");
+  key(y, "python_module", f.pythonModule.value_or(""));
   y.word("returns");
   returnsYaml(y, f, ctx);
-  key(y, "inplace", Scalar::boolean(func.name.name.inplace));
-  key(y, "is_factory_method", Scalar::boolean(hasTensorOptions && !f.hasVariant(model::Variant::Method)));
-  key(y, "abstract", Scalar::boolean(f.isAbstract));
-  key(y, "device_guard", Scalar::boolean(f.deviceGuard));
-  key(y, "with_gil", Scalar::boolean(false));
-  key(y, "deprecated", Scalar::boolean(false));
-  key(y, "has_math_kernel", Scalar::boolean(f.hasCompositeImplicitAutogradKernel));
+  flag(y, "inplace", func.name.name.inplace);
+  flag(y, "is_factory_method", hasTensorOptions && !f.hasVariant(model::Variant::Method));
+  flag(y, "abstract", f.isAbstract);
+  flag(y, "device_guard", f.deviceGuard);
+  flag(y, "with_gil", false);
+  flag(y, "deprecated", false);
+  flag(y, "has_math_kernel", f.hasCompositeImplicitAutogradKernel);
   y.endMapping();
 }
 
 }  // namespace
 
 std::string declarationsYaml(const std::vector<const model::NativeFunction*>& functions) {
-  Emitter y;
+  // About 1.7 kB per function in ATen: reserved at once, the text grows without copies.
+  Emitter y(functions.size() * 1800);
   sequence(y, functions, [&](const model::NativeFunction* f) { declarationYaml(y, *f); });
   return y.finish();
 }
