@@ -151,6 +151,63 @@ TEST(PyYaml, Collections) {
   EXPECT_EQ(empty.finish(), "[]\n");
 }
 
+TEST(PyYaml, RepeatedItems) {
+  auto entry = [](Emitter& y, const char* name) {
+    y.beginMapping();
+    y.str("name");
+    y.str(name);
+    y.str("is_nullable");
+    y.boolean(false);
+    y.endMapping();
+  };
+  // Two lists of entries under one mapping, the second repeating the first's items; then the same
+  // entry one level deeper, where the recorded text does not fit.
+  auto document = [&](bool repeat) {
+    Emitter y;
+    y.beginSequence();
+    y.beginMapping();
+    y.str("arguments");
+    y.beginSequence();
+    std::vector<Emitter::Item> items;
+    for (const char* name : {"self", "other"}) {
+      const Emitter::ItemStart start = y.itemStart();
+      entry(y, name);
+      items.push_back(y.item(start));
+    }
+    y.endSequence();
+    y.str("schema_order_arguments");
+    y.beginSequence();
+    if (!repeat || !y.repeatItem(items[1])) entry(y, "other");
+    if (!repeat || !y.repeatItem(items[0])) entry(y, "self");
+    y.endSequence();
+    y.str("nested");
+    y.beginSequence();
+    y.beginSequence();
+    EXPECT_FALSE(repeat && y.repeatItem(items[0]));  // another indent
+    entry(y, "self");
+    y.endSequence();
+    y.endSequence();
+    y.endMapping();
+    y.endSequence();
+    return y.finish();
+  };
+  EXPECT_EQ(document(true), document(false));
+  EXPECT_EQ(document(true),
+            "- arguments:\n"
+            "  - name: self\n"
+            "    is_nullable: false\n"
+            "  - name: other\n"
+            "    is_nullable: false\n"
+            "  schema_order_arguments:\n"
+            "  - name: other\n"
+            "    is_nullable: false\n"
+            "  - name: self\n"
+            "    is_nullable: false\n"
+            "  nested:\n"
+            "  - - name: self\n"
+            "      is_nullable: false\n");
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Against torchgen's format_yaml
 

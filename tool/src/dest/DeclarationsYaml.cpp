@@ -1,8 +1,11 @@
 #include "dest/DeclarationsYaml.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "api/Cpp.h"
 #include "api/Signatures.h"
@@ -33,19 +36,36 @@ std::string dynamicType(const model::Type& t, const api::Options& options) {
       .cppType();
 }
 
-// What every argument entry needs to know about the function it belongs to.
-struct ArgumentContext {
-  const api::Options& options;
-  std::set<std::string> kwargOnly;                   // keyword-only (not out) argument names
-  std::set<std::string> outs;                        // out argument names
-  std::map<std::string, std::string> outFieldNames;  // out argument -> its return's name
+// What an argument's entry says about the argument's part in its function.
+struct ArgumentRole {
+  bool out = false;                           // an out argument
+  bool kwargOnly = false;                     // keyword-only, not out
+  std::optional<std::string_view> fieldName;  // out arguments of out functions: their return's name
+  bool operator==(const ArgumentRole&) const = default;
+};
+
+// The arguments' roles in one function (torchgen matches them by name).
+struct ArgumentRoles {
+  std::vector<std::string_view> kwargOnly;
+  std::vector<std::string_view> outs;
+  std::vector<std::pair<std::string_view, std::string_view>> outFieldNames;  // out argument, return name
+
+  ArgumentRole of(const model::Argument& a) const {
+    ArgumentRole role;
+    role.out = std::find(outs.begin(), outs.end(), a.name) != outs.end();
+    role.kwargOnly = std::find(kwargOnly.begin(), kwargOnly.end(), a.name) != kwargOnly.end();
+    // The last pair wins, as torchgen's dict does.
+    if (role.out)
+      for (const auto& [argument, field] : outFieldNames)
+        if (argument == a.name) role.fieldName = field;
+    return role;
+  }
 };
 
 // torchgen's compute_argument_yaml. A plain dict, so PyYAML sorts the keys: the order below.
-void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& ctx) {
-  const bool out = ctx.outs.count(a.name) != 0;
+void argumentYaml(Emitter& y, const model::Argument& a, const api::Options& options, const ArgumentRole& role) {
   y.beginMapping();
-  if (out) {
+  if (role.out) {
     y.word("allocate");
     y.boolean(true);
   }
@@ -57,22 +77,20 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
     y.scalar(pythonifyDefault(api::cpp::defaultExpr(*a.defaultValue, a.type, /*symint=*/false)));
   }
   y.word("dynamic_type");
-  y.str(dynamicType(a.type, ctx.options));
-  if (out) {
-    if (auto it = ctx.outFieldNames.find(a.name); it != ctx.outFieldNames.end()) {
-      y.word("field_name");
-      y.str(it->second);
-    }
+  y.str(dynamicType(a.type, options));
+  if (role.fieldName) {
+    y.word("field_name");
+    y.str(*role.fieldName);
   }
   y.word("is_nullable");
   y.boolean(a.type.isNullable());
-  if (ctx.kwargOnly.count(a.name)) {
+  if (role.kwargOnly) {
     y.word("kwarg_only");
     y.boolean(true);
   }
   y.word("name");
   y.str(a.name);
-  if (out) {
+  if (role.out) {
     y.word("output");
     y.boolean(true);
   }
@@ -82,9 +100,41 @@ void argumentYaml(Emitter& y, const model::Argument& a, const ArgumentContext& c
     y.scalar(Scalar::integer(*list->size()));
   }
   y.word("type");
-  y.str(api::cpp::argumentType(a, "__placeholder__", ctx.options, /*symint=*/false).cppType());
+  y.str(api::cpp::argumentType(a, "__placeholder__", options, /*symint=*/false).cppType());
   y.endMapping();
 }
+
+// Argument entries recur, verbatim: each function lists most arguments twice (`arguments` and
+// `schema_order_arguments`), and self, other, out, dim... come back in many functions. An entry
+// depends only on what argumentYaml reads (the argument, the options and its role), so each
+// distinct one is emitted once and later copied from the output (Emitter::repeatItem).
+class ArgumentEntries {
+ public:
+  void write(Emitter& y, const model::Argument& a, const api::Options& options, const ArgumentRole& role) {
+    auto [it, inserted] = written_.try_emplace(Key{&a, options, role});
+    if (!inserted && y.repeatItem(it->second)) return;
+    const Emitter::ItemStart start = y.itemStart();
+    argumentYaml(y, a, options, role);
+    it->second = y.item(start);
+  }
+
+ private:
+  struct Key {
+    const model::Argument* argument;
+    api::Options options;
+    ArgumentRole role;
+    bool operator==(const Key& o) const { return *argument == *o.argument && options == o.options && role == o.role; }
+  };
+  struct Hash {  // the name and the default tell most entries apart; operator== decides
+    size_t operator()(const Key& k) const {
+      const std::hash<std::string_view> h;
+      size_t v = h(k.argument->name);
+      if (k.argument->defaultValue) v = v * 31 + h(*k.argument->defaultValue);
+      return v * 8 + (k.role.out ? 4 : 0) + (k.role.kwargOnly ? 2 : 0) + (k.options.constRefForMutableTensors ? 1 : 0);
+    }
+  };
+  std::unordered_map<Key, Emitter::Item, Hash> written_;
+};
 
 // torchgen's compute_cpp_argument_yaml for the TensorOptions binding (sorted keys too).
 void tensorOptionsYaml(Emitter& y, const api::Binding& b) {
@@ -119,8 +169,8 @@ void sequence(Emitter& y, const std::vector<T>& items, Fn each) {
   y.endSequence();
 }
 
-// torchgen's compute_returns_yaml; fills ctx.outFieldNames (its name_to_field_name).
-void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ctx) {
+// torchgen's compute_returns_yaml.
+void returnsYaml(Emitter& y, const model::NativeFunction& f, const api::Options& options) {
   const std::vector<std::string> names = api::cpp::returnNames(f);
   const auto& returns = f.func.returns;
   if (returns.empty()) {
@@ -132,7 +182,7 @@ void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ct
     const model::Return& r = returns[i];
     y.beginMapping();
     y.word("dynamic_type");
-    y.str(dynamicType(r.type, ctx.options));
+    y.str(dynamicType(r.type, options));
     if (r.name) {
       y.word("field_name");
       y.str(*r.name);
@@ -140,7 +190,7 @@ void returnsYaml(Emitter& y, const model::NativeFunction& f, ArgumentContext& ct
     y.word("name");
     y.str(names[i]);
     y.word("type");
-    y.str(api::cpp::returnType(r, ctx.options).cppType());
+    y.str(api::cpp::returnType(r, options).cppType());
     y.endMapping();
   }
   y.endSequence();
@@ -157,16 +207,17 @@ void flag(Emitter& y, pyyaml::Word k, bool v) {
 }
 
 // torchgen's compute_declaration_yaml: an OrderedDict, so the keys keep this order.
-void declarationYaml(Emitter& y, const model::NativeFunction& f) {
+void declarationYaml(Emitter& y, const model::NativeFunction& f, ArgumentEntries& entries) {
   const api::Options options = api::Options::of(f);
   const model::FunctionSchema& func = f.func;
-  ArgumentContext ctx{options, {}, {}, {}};
-  for (const model::Argument* a : func.arguments.flatKwargOnly()) ctx.kwargOnly.insert(a->name);
-  for (const model::Argument& a : func.arguments.out) ctx.outs.insert(a.name);
+  ArgumentRoles roles;
+  for (const model::Argument* a : func.arguments.flatKwargOnly()) roles.kwargOnly.push_back(a->name);
+  for (const model::Argument& a : func.arguments.out) roles.outs.push_back(a.name);
   if (func.isOutFn()) {
     for (size_t i = 0; i < func.returns.size() && i < func.arguments.out.size(); ++i)
-      if (func.returns[i].name) ctx.outFieldNames[func.arguments.out[i].name] = *func.returns[i].name;
+      if (func.returns[i].name) roles.outFieldNames.emplace_back(func.arguments.out[i].name, *func.returns[i].name);
   }
+  auto argument = [&](const model::Argument& a) { entries.write(y, a, options, roles.of(a)); };
 
   // The public C++ API: TensorOptions folded, out arguments first.
   const api::CppSignature sig(func, api::cpp::Flavor{}, f.cppNoDefaultArgs, /*fallbackBinding=*/false, options);
@@ -192,11 +243,11 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
   y.word("arguments");
   sequence(y, sig.arguments(), [&](const api::Binding& b) {
     if (b.tensorOptions()) tensorOptionsYaml(y, b);
-    else argumentYaml(y, *b.schemaArgument(), ctx);
+    else argument(*b.schemaArgument());
   });
   key(y, "schema_order_cpp_signature", schemaOrderSignature);
   y.word("schema_order_arguments");
-  sequence(y, schemaOrder, [&](const model::Argument* a) { argumentYaml(y, *a, ctx); });
+  sequence(y, schemaOrder, [&](const model::Argument* a) { argument(*a); });
   y.word("method_of");
   y.beginSequence();
   y.word("Type");
@@ -207,7 +258,7 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
   y.word("native");
   key(y, "python_module", f.pythonModule.value_or(""));
   y.word("returns");
-  returnsYaml(y, f, ctx);
+  returnsYaml(y, f, options);
   flag(y, "inplace", func.name.name.inplace);
   flag(y, "is_factory_method", hasTensorOptions && !f.hasVariant(model::Variant::Method));
   flag(y, "abstract", f.isAbstract);
@@ -223,7 +274,8 @@ void declarationYaml(Emitter& y, const model::NativeFunction& f) {
 std::string declarationsYaml(const std::vector<const model::NativeFunction*>& functions) {
   // About 1.7 kB per function in ATen: reserved at once, the text grows without copies.
   Emitter y(functions.size() * 1800);
-  sequence(y, functions, [&](const model::NativeFunction* f) { declarationYaml(y, *f); });
+  ArgumentEntries entries;
+  sequence(y, functions, [&](const model::NativeFunction* f) { declarationYaml(y, *f, entries); });
   return y.finish();
 }
 

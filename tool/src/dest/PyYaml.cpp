@@ -402,11 +402,16 @@ void Emitter::increaseIndent(bool flow, bool indentless) {
   }
 }
 
+bool Emitter::breaksLine() const {
+  const int indent = indent_ >= 0 ? indent_ : 0;
+  return !indention_ || column_ > indent || (column_ == indent && !whitespace_);
+}
+
 void Emitter::writeIndent() {
   const int indent = indent_ >= 0 ? indent_ : 0;
   // The line break and the spaces up to the indent, appended at once when the indent is usual.
   static constexpr std::string_view kBreakThenSpaces = "\n                                ";
-  const bool lineBreak = !indention_ || column_ > indent || (column_ == indent && !whitespace_);
+  const bool lineBreak = breaksLine();
   if (lineBreak) column_ = 0;
   const size_t spaces = column_ < indent ? static_cast<size_t>(indent - column_) : 0;
   if (spaces < kBreakThenSpaces.size()) {
@@ -640,6 +645,37 @@ void Emitter::emptyMapping() {
   writeIndicator("{", true, true, false);
   writeIndicator("}", false, false, false);
   afterNode();
+}
+
+Emitter::ItemStart Emitter::itemStart() const {
+  assert(!levels_.empty() && !levels_.back().mapping);
+  return {size_, indent_};
+}
+
+Emitter::Item Emitter::item(const ItemStart& start) const {
+  assert(!levels_.empty() && !levels_.back().mapping && indent_ == start.indent && size_ > start.offset);
+  // beforeNode() writes an item's indent first: a line break when it started a new line.
+  return Item{.begin = start.offset,
+              .end = size_,
+              .indent = start.indent,
+              .newLine = out_[start.offset] == '\n',
+              .column = column_,
+              .whitespace = whitespace_,
+              .indention = indention_,
+              .mappingContext = mappingContext_};
+}
+
+bool Emitter::repeatItem(const Item& item) {
+  if (!item.newLine || levels_.empty() || levels_.back().mapping || indent_ != item.indent || !breaksLine()) return false;
+  const size_t n = item.end - item.begin;
+  char* at = room(n);  // before reading the item's text: room() may move the output
+  std::memcpy(at, out_.data() + item.begin, n);
+  column_ = item.column;
+  whitespace_ = item.whitespace;
+  indention_ = item.indention;
+  mappingContext_ = item.mappingContext;
+  afterNode();
+  return true;
 }
 
 std::string Emitter::finish() {

@@ -109,6 +109,30 @@ class Emitter {
   // The document (ends with a line break). The emitter is spent afterwards.
   std::string finish();
 
+  // Repeated sequence items. An item of a block sequence that starts on a new line prints the same
+  // text for the same events at the same indent, whatever came before. So its text can be recorded
+  // and copied later instead of emitting its events again:
+  //   ItemStart start = y.itemStart();  // the next node is an item of the current block sequence
+  //   ... the item's events ...
+  //   Item item = y.item(start);
+  //   ... later, where the same events would be the next item:  if (!y.repeatItem(item)) emit them.
+  struct ItemStart {
+    size_t offset;
+    int indent;
+  };
+  struct Item {
+    size_t begin = 0, end = 0;  // the text, in this emitter's output
+    int indent = 0;
+    bool newLine = false;  // it started on a new line (else it cannot be repeated)
+    long column = 0;       // the state after it
+    bool whitespace = false, indention = false, mappingContext = false;
+  };
+  ItemStart itemStart() const;
+  Item item(const ItemStart& start) const;
+  // Writes the item again and returns true, when the next node is an item of a block sequence at the
+  // item's indent and would start on a new line; otherwise writes nothing and returns false.
+  bool repeatItem(const Item& item);
+
  private:
   enum class Context { Root, SequenceItem, MappingKey, MappingValue };
   struct Level {
@@ -120,6 +144,8 @@ class Emitter {
   // Writes what comes before a node (a sequence's "-", a mapping's key/value indicators) and says
   // in which context the node is emitted. `scalarText`: the scalar's text, nullptr for collections.
   Context beforeNode(const std::string_view* scalarText, bool multiline);
+  // Whether writeIndent() would start a new line.
+  bool breaksLine() const;
   // A scalar known to print plain (a word, a bool, null, a number, a str that plainAtOnce accepts).
   void plainNode(std::string_view text);
   // A str through libyaml's whole analysis and style selection.
