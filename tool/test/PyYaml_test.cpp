@@ -261,6 +261,16 @@ std::vector<std::string> trickyStrings() {
       "\xC2\xA0", "\xC2\x85", "\xE2\x80\xA8x", "\xEF\xBB\xBF" "a", "\xF0\x9F\x98\x80", "a\\b", "\"\\\"'\\\\\"",
       std::string("a\0b", 3), "\x07\x08\x1b\x7f", "a\n\nb", "  ", "\n", std::string(130, 'k'), std::string(128, 'y'),
       "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "Tensor(a!) self"};
+  // Indicators and escapes at each place of strings around 16 and 32 bytes (the plain test's chunks).
+  for (size_t length : {14, 15, 16, 17, 18, 31, 32, 33, 34}) {
+    for (const std::string& mark : {std::string(": "), std::string(" #"), std::string(":"), std::string("\t"), std::string("\xC3\xA9")}) {
+      for (size_t at = 1; at + mark.size() <= length; ++at) {
+        std::string s(length, 'a');
+        s.replace(at, mark.size(), mark);
+        items.push_back(s);
+      }
+    }
+  }
   std::mt19937 rng(1);
   const std::string alphabet = "ab :#-?,[]{}'\"\\\n\t!&*|>%@`.~01e+_";
   for (int i = 0; i < 2000; ++i) {

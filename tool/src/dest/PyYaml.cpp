@@ -5,7 +5,9 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace opgen::dest::pyyaml {
 
@@ -320,32 +322,45 @@ Style selectStyle(const Analysis& a, size_t length, bool simpleKey, bool plainIm
   return style;
 }
 
-// The bytes a str may hold anywhere and still print plain without a closer look: printable ASCII and
-// ' ', except ':' (an indicator before a blank or the end: kColon) and '#' (a comment after a blank).
-constexpr Byte kStop = 0, kPass = 1, kColon = 2;
-constexpr std::array<Byte, 256> kPlainByte = [] {
-  std::array<Byte, 256> table{};
-  for (int b = 0x20; b <= 0x7E; ++b) table[b] = kPass;
-  table[':'] = kColon;
-  table['#'] = kStop;
-  return table;
-}();
-
 // The usual str (identifiers, C++ types, schemas), decided in one pass: it starts with a letter, '_'
 // or ':', holds printable ASCII only, has no '#', no ':' before a blank or the end, and no trailing
 // blank. libyaml's analysis then allows it plain (no indicator, no break, no edge blank), and only
 // the bool and null resolvers can match a text starting so. False means "not decided here".
 bool plainAtOnce(std::string_view s) {
-  if (s.empty() || s.back() == ' ') return false;
-  const char first = s.front();
+  const size_t n = s.size();
+  if (n == 0) return false;
+  const char first = s.front(), last = s.back();
   const bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
   if (!letter && first != '_' && first != ':') return false;
-  const size_t n = s.size();
-  for (size_t i = 0; i < n; ++i) {
-    const Byte kind = kPlainByte[static_cast<Byte>(s[i])];
-    if (kind == kPass) continue;
-    if (kind == kStop || i + 1 == n || s[i + 1] == ' ') return false;
+  if (last <= ' ' || last >= 0x7F || last == ':' || last == '#') return false;  // signed: also >= 0x80
+
+  // The other bytes, 16 at a time (GCC/Clang vector types), each with the byte after it.
+  using Lanes = signed char __attribute__((vector_size(16)));
+  constexpr size_t kLanes = sizeof(Lanes);
+  const Lanes zero{};
+  Lanes refused{};
+  // Tests the bytes at[0..16), followed by next[0..16). Testing a byte twice is harmless.
+  auto test = [&](const char* at, const char* next) {
+    Lanes c, d;
+    std::memcpy(&c, at, kLanes);
+    std::memcpy(&d, next, kLanes);
+    // Controls and bytes >= 0x80 (negative), DEL, '#', and ':' before ' '.
+    refused |= (c < zero + 0x20) | (c == zero + 0x7F) | (c == zero + '#') | ((c == zero + ':') & (d == zero + ' '));
+  };
+  const char* p = s.data();
+  if (n > kLanes) {  // bytes 0 .. n-2 in chunks, the last one overlapping its predecessor
+    size_t i = 0;
+    for (; i + kLanes < n; i += kLanes) test(p + i, p + i + 1);
+    if (i < n - 1) test(p + n - 1 - kLanes, p + n - kLanes);
+  } else {  // one chunk, padded with a byte that changes nothing ('x')
+    char padded[kLanes + 1];
+    std::memset(padded, 'x', sizeof padded);
+    std::memcpy(padded, p, n);
+    test(padded, padded + 1);
   }
+  uint64_t half[2];
+  std::memcpy(half, &refused, sizeof half);
+  if ((half[0] | half[1]) != 0) return false;
   return !letter || !(matchesBool(s) || matchesNull(s));
 }
 
@@ -378,6 +393,9 @@ bool resolvesToStr(std::string_view s) {
 // Emitter: libyaml's block emitter state (indent, column, whitespace, indention) and writers.
 
 constexpr int kBestIndent = 2;
+// A line break and the spaces of the usual indents.
+constexpr std::string_view kBreakThenSpaces = "\n                                ";
+constexpr int kMaxFastIndent = static_cast<int>(kBreakThenSpaces.size()) - 1;
 
 Emitter::Emitter(size_t sizeHint) { out_.resize(std::max<size_t>(sizeHint, 64)); }
 
@@ -410,7 +428,6 @@ bool Emitter::breaksLine() const {
 void Emitter::writeIndent() {
   const int indent = indent_ >= 0 ? indent_ : 0;
   // The line break and the spaces up to the indent, appended at once when the indent is usual.
-  static constexpr std::string_view kBreakThenSpaces = "\n                                ";
   const bool lineBreak = breaksLine();
   if (lineBreak) column_ = 0;
   const size_t spaces = column_ < indent ? static_cast<size_t>(indent - column_) : 0;
@@ -566,10 +583,11 @@ void Emitter::str(std::string_view s) {
 }
 
 void Emitter::plainNode(std::string_view text) {
-  // The usual value, `key: text` on its key's line, written at once.
-  if (!levels_.empty()) {
+  // The usual keys and values, written at once: what beforeNode(), writeIndent() and writePlain()
+  // would write.
+  if (!levels_.empty() && levels_.back().mapping) {
     Level& top = levels_.back();
-    if (top.mapping && top.expectValue && top.simpleKey) {
+    if (top.expectValue && top.simpleKey) {  // `: text`, on its key's line
       char* at = room(2 + text.size());
       at[0] = ':';
       at[1] = ' ';
@@ -579,6 +597,19 @@ void Emitter::plainNode(std::string_view text) {
       indention_ = false;
       mappingContext_ = true;
       top.expectValue = false;
+      return;
+    }
+    // A simple key after a value (not after a "- "): a line break, the indent, the text.
+    if (!top.expectValue && !indention_ && text.size() <= 128 && indent_ >= 0 && indent_ < kMaxFastIndent) {
+      const size_t spaces = static_cast<size_t>(indent_);
+      char* at = room(1 + spaces + text.size());
+      std::memcpy(at, kBreakThenSpaces.data(), 1 + spaces);
+      std::memcpy(at + 1 + spaces, text.data(), text.size());
+      column_ = static_cast<long>(spaces + text.size());
+      whitespace_ = false;
+      mappingContext_ = true;
+      top.simpleKey = true;
+      top.expectValue = true;
       return;
     }
   }
