@@ -20,10 +20,11 @@ src=$root/torchgen/packaged/ATen
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Run the script when nothing was deleted on the file system in the last few minutes: ext4 without a
-# journal (as here) skips recently deleted inodes when it allocates new ones, which makes a cold run
-# several times slower for minutes after a large deletion (an earlier bench's cleanup, say), for
-# either generator.
+# Run the script when nothing was deleted on the file system in the last six minutes: ext4 without a
+# journal (as here) skips inodes deleted in the last minute (six while their inode table block is
+# not written back) when it allocates new ones, which makes creating the 7162 files 15-50x slower
+# after a large deletion (an earlier bench's cleanup, a test suite's temporary folders), for either
+# generator.
 #
 # run NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user + system, all threads) of one
 # run, appended to $work/NAME.times. Before it:
