@@ -281,8 +281,10 @@ bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContex
   if (jobs <= 1) {
     worker();
   } else {
+    // The calling thread is one of the workers: its heap holds the memory the load freed.
     std::vector<std::thread> threads;
-    for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    worker();
     for (std::thread& t : threads) t.join();
     diags.sortByLocation();
   }
