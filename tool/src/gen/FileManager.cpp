@@ -192,8 +192,8 @@ bool FileManager::record(std::string_view filename) {
   return true;
 }
 
-void FileManager::store(std::string_view filename, std::string content) {
-  outputs_.sinkFor(installDir_).write(purePath(filename), std::move(content));
+void FileManager::store(std::string_view filename, std::string_view content) {
+  outputs_.sinkFor(installDir_).write(purePath(filename), content);
 }
 
 const FileManager::NamedTemplate& FileManager::templateNamed(std::string_view templateName) {
@@ -217,6 +217,18 @@ std::optional<std::string> FileManager::render(std::string_view templateName, su
   return fixDocstringSpacing(std::move(*text));
 }
 
+const std::string* FileManager::renderToBuffer(std::string_view templateName, support::TemplateEnv env) {
+  thread_local std::string buffer;
+  const NamedTemplate& named = templateNamed(templateName);
+  if (!env.contains("generated_comment")) env.set("generated_comment", named.generatedComment);
+  const support::CodeTemplate* tmpl = named.tmpl;
+  if (tmpl == nullptr) return nullptr;
+  buffer.clear();  // keeps its capacity
+  if (!tmpl->substituteInto(buffer, env, diags_)) return nullptr;
+  buffer = fixDocstringSpacing(std::move(buffer));  // without a docstring: the same string, moved back
+  return &buffer;
+}
+
 bool FileManager::templateUses(std::string_view templateName, std::string_view variable) {
   const support::CodeTemplate* tmpl = templateNamed(templateName).tmpl;
   if (tmpl == nullptr) return true;  // rendering reports it
@@ -234,7 +246,7 @@ void FileManager::write(std::string_view filename, const dest::EnvFn& env) { wri
 
 void FileManager::writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) {
   if (!record(filename) || dryRun_) return;
-  if (std::optional<std::string> text = render(templateName, env())) store(filename, std::move(*text));
+  if (const std::string* text = renderToBuffer(templateName, env())) store(filename, *text);
 }
 
 void FileManager::writeText(std::string_view filename, const dest::TextFn& text) {
@@ -306,27 +318,27 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
   const std::string stem(pathStem(spec.filename));
   auto shardFile = [&](const std::string& id) { return pathWithStem(spec.filename, std::string(stem).append(id)); };
   // With one shard, Everything and _0 have the same environment but for shard_id: unless the template
-  // uses it, _0's text is Everything's, rendered once.
-  std::optional<std::string> everythingText;
+  // uses it, _0's text is Everything's, rendered once (and still in the render buffer).
+  const std::string* everythingText = nullptr;
   for (Shard& shard : shards) {
     const std::string filename = shardFile(shard.id);
     if (!record(filename) || dryRun_) continue;
-    if (everythingText) {  // _0 of one shard
-      store(filename, std::move(*everythingText));
+    if (everythingText != nullptr) {  // _0 of one shard
+      store(filename, *everythingText);
       continue;
     }
     if (!oneShard || &shard != &shards[0]) {
-      if (std::optional<std::string> text = render(spec.templateName, shardEnv(shard.id, shard.lists, false)))
-        store(filename, std::move(*text));
+      if (const std::string* text = renderToBuffer(spec.templateName, shardEnv(shard.id, shard.lists, false)))
+        store(filename, *text);
       continue;
     }
     // Everything of one shard, from _0's lists. When the rendering fails, _0's fails alike (whether a
     // template renders depends on the names defined, not on the lists' items).
     const bool sameText = !templateUses(spec.templateName, "shard_id");
-    std::optional<std::string> text = render(spec.templateName, shardEnv(shard.id, shards[1].lists, !sameText));
-    if (!text) continue;
-    if (sameText) everythingText = *text;
-    store(filename, std::move(*text));
+    const std::string* text = renderToBuffer(spec.templateName, shardEnv(shard.id, shards[1].lists, !sameText));
+    if (text == nullptr) continue;
+    store(filename, *text);
+    if (sameText) everythingText = text;
   }
   // The Everything file is not meant to be compiled: torchgen leaves it out of the outputs.
   std::lock_guard<std::mutex> lock(filesMutex_);

@@ -420,6 +420,12 @@ std::optional<CodeTemplate> CodeTemplate::fromFile(const std::string& path, Inpu
 std::optional<std::string> CodeTemplate::substitute(const TemplateEnv& env, Diagnostics& diags) const {
   std::string out;
   out.reserve(literalSize_ + literalSize_ / 2);
+  if (!substituteInto(out, env, diags)) return std::nullopt;
+  return out;
+}
+
+bool CodeTemplate::substituteInto(std::string& out, const TemplateEnv& env, Diagnostics& diags) const {
+  const size_t start = out.size();
   std::vector<std::string_view> missing;
   for (const Segment& seg : segments_) {
     if (seg.kind == Kind::Literal) {
@@ -441,8 +447,11 @@ std::optional<std::string> CodeTemplate::substitute(const TemplateEnv& env, Diag
       appendInline(out, *value, seg.commaBefore, seg.commaAfter);
     }
   }
-  if (!missing.empty()) return std::nullopt;
-  return out;
+  if (!missing.empty()) {
+    out.resize(start);
+    return false;
+  }
+  return true;
 }
 
 std::vector<std::string> CodeTemplate::variables() const {

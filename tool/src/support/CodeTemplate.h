@@ -77,6 +77,9 @@ class CodeTemplate {
 
   // The rendered text, or nullopt after reporting each undefined name (once per name).
   std::optional<std::string> substitute(const TemplateEnv& env, Diagnostics& diags) const;
+  // The same, appended to `out` (which is left as it was when a name is undefined): a caller that
+  // renders many files can keep one buffer, whose memory is then allocated and touched once.
+  bool substituteInto(std::string& out, const TemplateEnv& env, Diagnostics& diags) const;
 
   const std::string& filename() const { return filename_; }
   // The names the template uses, in order of first use.

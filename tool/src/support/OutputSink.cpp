@@ -154,7 +154,7 @@ void appendDepfilePath(std::string& out, std::string_view path) {
 
 // --- OutputSink ------------------------------------------------------------------------------
 
-bool OutputSink::write(std::string_view relPath, std::string content) {
+bool OutputSink::write(std::string_view relPath, std::string_view content) {
   if (!isValidRelPath(relPath)) {
     diags_.error(SourceLoc{std::string(relPath)},
                  "invalid output path: it must be relative, without empty, '.' or '..' components");
@@ -168,7 +168,7 @@ bool OutputSink::write(std::string_view relPath, std::string content) {
       return false;
     }
   }
-  if (store(path, std::move(content))) return true;
+  if (store(path, content)) return true;
   std::lock_guard<std::mutex> lock(mutex_);
   written_.erase(path);
   return false;
@@ -186,9 +186,9 @@ const std::string* MemorySink::find(std::string_view relPath) const {
   return it == files_.end() ? nullptr : &it->second;
 }
 
-bool MemorySink::store(const std::string& relPath, std::string content) {
+bool MemorySink::store(const std::string& relPath, std::string_view content) {
   std::lock_guard<std::mutex> lock(filesMutex_);
-  files_[relPath] = std::move(content);
+  files_[relPath] = content;
   return true;
 }
 
@@ -197,7 +197,7 @@ bool MemorySink::store(const std::string& relPath, std::string content) {
 DirectorySink::DirectorySink(std::filesystem::path root, Diagnostics& diags)
     : OutputSink(diags), root_(std::move(root)) {}
 
-bool DirectorySink::store(const std::string& relPath, std::string content) {
+bool DirectorySink::store(const std::string& relPath, std::string_view content) {
   const std::filesystem::path target = root_ / relPath;
   const OnDisk onDisk = newDirectory_ ? OnDisk::Missing : compareWithDisk(target.string(), content);
   if (onDisk == OnDisk::Same) {

@@ -27,7 +27,8 @@ class OutputSink {
 
   // Writes one file. Reports an error and returns false when `relPath` is empty, absolute, has an
   // empty, "." or ".." component, was already written by this sink, or cannot be stored.
-  bool write(std::string_view relPath, std::string content);
+  // The sink does not keep `content` (a MemorySink keeps a copy).
+  bool write(std::string_view relPath, std::string_view content);
 
   // Every path written so far (stored or unchanged), sorted.
   std::vector<std::string> writtenPaths() const;
@@ -35,7 +36,7 @@ class OutputSink {
  protected:
   explicit OutputSink(Diagnostics& diags) : diags_(diags) {}
   // Stores a validated, new path; reports its own errors.
-  virtual bool store(const std::string& relPath, std::string content) = 0;
+  virtual bool store(const std::string& relPath, std::string_view content) = 0;
 
   Diagnostics& diags_;
 
@@ -54,7 +55,7 @@ class MemorySink final : public OutputSink {
   const std::string* find(std::string_view relPath) const;
 
  private:
-  bool store(const std::string& relPath, std::string content) override;
+  bool store(const std::string& relPath, std::string_view content) override;
 
   std::mutex filesMutex_;
   std::map<std::string, std::string> files_;
@@ -78,7 +79,7 @@ class DirectorySink final : public OutputSink {
   int unchangedCount() const { return unchangedCount_.load(); }
 
  private:
-  bool store(const std::string& relPath, std::string content) override;
+  bool store(const std::string& relPath, std::string_view content) override;
   bool replaceFile(const std::filesystem::path& target, std::string_view content);
 
   std::filesystem::path root_;
