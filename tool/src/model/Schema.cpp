@@ -355,6 +355,37 @@ void append(std::vector<const Argument*>& out, const std::vector<Argument>& args
   for (const auto& a : args) out.push_back(&a);
 }
 
+// Which parts of an argument list a flat list holds, in schema order.
+struct FlatParts {
+  bool positional = false;
+  bool kwargOnly = false;  // without the out arguments
+  bool out = false;
+};
+
+// The flat list of `parts`, allocated once at its final size: signatures ask for these lists tens
+// of thousands of times in a run.
+std::vector<const Argument*> flatten(const Arguments& args, FlatParts parts) {
+  size_t n = 0;
+  if (parts.positional) n += args.preSelfPositional.size() + (args.selfArg ? 1 : 0) + args.postSelfPositional.size();
+  if (parts.kwargOnly)
+    n += args.preTensorOptionsKwargOnly.size() + (args.tensorOptions ? 4 : 0) + args.postTensorOptionsKwargOnly.size();
+  if (parts.out) n += args.out.size();
+  std::vector<const Argument*> r;
+  r.reserve(n);
+  if (parts.positional) {
+    append(r, args.preSelfPositional);
+    if (args.selfArg) r.push_back(&*args.selfArg);
+    append(r, args.postSelfPositional);
+  }
+  if (parts.kwargOnly) {
+    append(r, args.preTensorOptionsKwargOnly);
+    if (const auto& to = args.tensorOptions) r.insert(r.end(), {&to->dtype, &to->layout, &to->device, &to->pinMemory});
+    append(r, args.postTensorOptionsKwargOnly);
+  }
+  if (parts.out) append(r, args.out);
+  return r;
+}
+
 }  // namespace
 
 Expected<Arguments> Arguments::parse(std::string_view text) {
@@ -418,34 +449,13 @@ Expected<Arguments> Arguments::parse(std::string_view text) {
   return r;
 }
 
-std::vector<const Argument*> Arguments::flatPositional() const {
-  std::vector<const Argument*> r;
-  r.reserve(preSelfPositional.size() + 1 + postSelfPositional.size());
-  append(r, preSelfPositional);
-  if (selfArg) r.push_back(&*selfArg);
-  append(r, postSelfPositional);
-  return r;
-}
-
-std::vector<const Argument*> Arguments::flatKwargOnly() const {
-  std::vector<const Argument*> r;
-  append(r, preTensorOptionsKwargOnly);
-  if (tensorOptions)
-    for (const Argument* a : tensorOptions->all()) r.push_back(a);
-  append(r, postTensorOptionsKwargOnly);
-  return r;
-}
-
+std::vector<const Argument*> Arguments::flatPositional() const { return flatten(*this, {.positional = true}); }
+std::vector<const Argument*> Arguments::flatKwargOnly() const { return flatten(*this, {.kwargOnly = true}); }
 std::vector<const Argument*> Arguments::flatNonOut() const {
-  auto r = flatPositional();
-  for (const Argument* a : flatKwargOnly()) r.push_back(a);
-  return r;
+  return flatten(*this, {.positional = true, .kwargOnly = true});
 }
-
 std::vector<const Argument*> Arguments::flatAll() const {
-  auto r = flatNonOut();
-  append(r, out);
-  return r;
+  return flatten(*this, {.positional = true, .kwargOnly = true, .out = true});
 }
 
 std::vector<const Argument*> Arguments::postSelfPositionalMutable() const {
@@ -573,13 +583,18 @@ Expected<BaseOperatorName> BaseOperatorName::parse(std::string_view op) {
 
 std::string BaseOperatorName::str() const {
   std::string s;
+  s.reserve(ns.size() + base.size() + 16);  // one allocation: names are built very often
+  appendTo(s);
+  return s;
+}
+
+void BaseOperatorName::appendTo(std::string& s) const {
   if (!ns.empty()) s.append(ns).append("::");
   if (dunderMethod) {
     s.append(inplace ? "__i" : "__").append(base).append("__");
   } else {
     s.append(base).append(inplace ? "_" : functionalOverload ? "_functional" : "");
   }
-  return s;
 }
 
 Expected<OperatorName> OperatorName::parse(std::string_view text) {
@@ -596,15 +611,15 @@ Expected<OperatorName> OperatorName::parse(std::string_view text) {
   return r;
 }
 
-std::string OperatorName::str() const {
-  std::string s = name.str();
-  if (!overloadName.empty()) s.append(".").append(overloadName);
-  return s;
-}
+std::string OperatorName::str() const { return joined('.'); }
 
-std::string OperatorName::unambiguousName() const {
-  std::string s = name.str();
-  if (!overloadName.empty()) s.append("_").append(overloadName);
+std::string OperatorName::unambiguousName() const { return joined('_'); }
+
+std::string OperatorName::joined(char separator) const {
+  std::string s;
+  s.reserve(name.ns.size() + name.base.size() + overloadName.size() + 17);
+  name.appendTo(s);
+  if (!overloadName.empty()) s.append(1, separator).append(overloadName);
   return s;
 }
 
@@ -779,12 +794,7 @@ bool FunctionSchema::returnsAreAliased() const {
   return false;
 }
 
-std::vector<const Argument*> FunctionSchema::schemaOrderArguments() const {
-  auto r = arguments.flatPositional();
-  for (const Argument* a : arguments.flatKwargOnly()) r.push_back(a);
-  for (const auto& a : arguments.out) r.push_back(&a);
-  return r;
-}
+std::vector<const Argument*> FunctionSchema::schemaOrderArguments() const { return arguments.flatAll(); }
 
 std::vector<std::optional<std::string>> FunctionSchema::aliasedReturnNames() const {
   std::vector<std::optional<std::string>> outs;

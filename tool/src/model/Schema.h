@@ -160,6 +160,7 @@ struct BaseOperatorName {
 
   static Expected<BaseOperatorName> parse(std::string_view text);
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const BaseOperatorName&) const = default;
 };
 
@@ -174,6 +175,9 @@ struct OperatorName {
   OperatorName removeInplace() const;
   OperatorName withOverload(std::string overload) const;
   bool operator==(const OperatorName&) const = default;
+
+ private:
+  std::string joined(char separator) const;  // the name, then `separator` and the overload if any
 };
 
 enum class SchemaKind { Functional, Inplace, Out, Mutable, Scratch };
