@@ -12,23 +12,39 @@ std::string OperatorSelector::operatorName(const model::NativeFunction& f) { ret
 
 const model::BackendIndex& EmitContext::backendIndex(model::DispatchKey key) const { return ops.index(key); }
 
-std::string cppString(std::string_view s) {
-  std::string out = "\"";
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\v': out += "\\v"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
-    }
+namespace {
+
+// The escape sequence of a character in a C++ string literal, or nullptr when it stands for itself.
+const char* cppEscape(char c) {
+  switch (c) {
+    case '\\': return "\\\\";
+    case '"': return "\\\"";
+    case '\a': return "\\a";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    case '\n': return "\\n";
+    case '\v': return "\\v";
+    case '\t': return "\\t";
+    default: return nullptr;
   }
+}
+
+}  // namespace
+
+std::string cppString(std::string_view s) {
+  // Runs of characters that stand for themselves are copied whole: every schema string of a run
+  // (several per operator) passes through here.
+  std::string out;
+  out.reserve(s.size() + 2);
   out += '"';
+  size_t copied = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char* escape = cppEscape(s[i]);
+    if (escape == nullptr) continue;
+    out.append(s, copied, i - copied).append(escape);
+    copied = i + 1;
+  }
+  out.append(s, copied).append(1, '"');
   return out;
 }
 
