@@ -47,6 +47,14 @@ constexpr std::string_view kDispatcherCall = R"txt(
     static auto op = create_$name$_typed_handle();
     return op.$method$($args$);)txt";
 
+// A one-element list that takes `item` over (std::vector's initializer-list and (count, value)
+// constructors would copy it).
+std::vector<std::string> oneItem(std::string item) {
+  std::vector<std::string> list;
+  list.push_back(std::move(item));
+  return list;
+}
+
 }  // namespace
 
 support::Expected<std::string> operatorDeclaration(const model::NativeFunction& f) {
@@ -70,7 +78,6 @@ support::Expected<std::string> operatorDefinitions(const model::NativeFunction& 
   const std::string& schema = f.schemaString;
   const std::string args = api::joinNames(sig.arguments());
 
-  std::string out = fillSnippet(kTypedHandle, {{"schema", schema}, {"name", name}});
   std::string callBody;
   if (staticDispatch.empty()) {
     callBody = fillSnippet(kDispatcherCall, {{"name", name}, {"method", "call"}, {"args", args}});
@@ -79,14 +86,20 @@ support::Expected<std::string> operatorDefinitions(const model::NativeFunction& 
     if (!body) return body;
     callBody = body.take();
   }
-  appendSnippet(out, kEntryPoint,
-                {{"schema", schema}, {"head", sig.defn({.name = name + "::call"})}, {"body", callBody}});
   const std::string redispatchArgs = args.empty() ? "dispatchKeySet" : "dispatchKeySet, " + args;
-  appendSnippet(
-      out, kEntryPoint,
-      {{"schema", schema},
-       {"head", sig.defn({.name = name + "::redispatch", .isRedispatchingFn = true})},
-       {"body", fillSnippet(kDispatcherCall, {{"name", name}, {"method", "redispatch"}, {"args", redispatchArgs}})}});
+  const std::string redispatchBody =
+      fillSnippet(kDispatcherCall, {{"name", name}, {"method", "redispatch"}, {"args", redispatchArgs}});
+  const std::string callHead = sig.defn({.name = name + "::call"});
+  const std::string redispatchHead = sig.defn({.name = name + "::redispatch", .isRedispatchingFn = true});
+
+  // Reserved once (kTypedHandle names the operator 5 times): appendSnippet grows the string by
+  // exactly what each snippet adds, which would reallocate it for every snippet.
+  std::string out;
+  out.reserve(kTypedHandle.size() + 2 * kEntryPoint.size() + 3 * schema.size() + 5 * name.size() + callHead.size() +
+              callBody.size() + redispatchHead.size() + redispatchBody.size());
+  appendSnippet(out, kTypedHandle, {{"schema", schema}, {"name", name}});
+  appendSnippet(out, kEntryPoint, {{"schema", schema}, {"head", callHead}, {"body", callBody}});
+  appendSnippet(out, kEntryPoint, {{"schema", schema}, {"head", redispatchHead}, {"body", redispatchBody}});
   return out;
 }
 
@@ -109,9 +122,14 @@ void emitOperatorsCpp(const EmitContext& ctx, const Writers& out) {
   out.cpu.writeSharded(
       spec, functions, [](const model::NativeFunction* f) { return f->rootName(); },
       [&ctx](const model::NativeFunction* f) {
-        return ShardEnv{
-            {"operator_headers", {"#include <ATen/ops/" + f->rootName() + ".h>"}},
-            {"definitions", {valueOrReport(operatorDefinitions(*f, ctx.staticDispatchIndices), *f, ctx.diags)}}};
+        // Built by emplace_back: a braced ShardEnv would copy its elements (initializer_list
+        // elements are const), and the definitions are a few kilobytes per operator.
+        ShardEnv env;
+        env.reserve(2);
+        env.emplace_back("operator_headers", oneItem("#include <ATen/ops/" + f->rootName() + ".h>"));
+        env.emplace_back("definitions",
+                         oneItem(valueOrReport(operatorDefinitions(*f, ctx.staticDispatchIndices), *f, ctx.diags)));
+        return env;
       });
 }
 
