@@ -3,10 +3,8 @@
 #include <array>
 
 #include "api/Signatures.h"
-#include "api/Translate.h"
 #include "dest/FunctionContext.h"
 #include "dest/SnippetFill.h"
-#include "support/Strings.h"
 
 namespace opgen::dest {
 
@@ -32,8 +30,8 @@ $body$
 // One plumbing.
 //   $decl$           the dispatcher signature's declaration, named NAME_generated_plumbing
 //   $kind$           which generator made it (named in vmap_check_escaped's message)
-//   $all_unbatched$  kAllUnbatched, indented by two spaces
-//   $unwraps$        the batched arguments' unwrapping, indented by two spaces
+//   $all_unbatched$  kAllUnbatched
+//   $unwraps$        the batched arguments' unwrapping, "\n"-separated
 //   $call$           the batch rule's call and the return
 constexpr std::string_view kPlumbing = R"cc(template <typename batch_rule_t, batch_rule_t batch_rule>
 $decl$ {
@@ -46,21 +44,24 @@ $unwraps$
 $call$
 })cc";
 
+// The snippets below are indented for the function body (torchgen indents them by two spaces).
+
 // Nothing batched at this level: the operator itself.
 //   $conditions$  "!isBatchedAtLevel(NAME, cur_level)" per tensor-like argument, " && "-separated
 //   $op$          the operator's at::_ops:: name
 //   $args$        its arguments
-constexpr std::string_view kAllUnbatched = R"cc(if ($conditions$) {
-  return at::_ops::$op$::call($args$);
-})cc";
+constexpr std::string_view kAllUnbatched = R"cc(  if ($conditions$) {
+    return at::_ops::$op$::call($args$);
+  })cc";
 
 // A tensor argument's value and batch dimension (`$name$` the argument).
-constexpr std::string_view kUnwrapTensor = "auto [$name$_value, $name$_bdim] = unwrapTensorAtLevel($name$, cur_level);";
-constexpr std::string_view kUnwrapOptionalTensor = R"cc(std::optional<Tensor> $name$_value;
-std::optional<int64_t> $name$_bdim;
-if ($name$) {
-    std::tie($name$_value, $name$_bdim) = unwrapTensorAtLevel($name$.value(), cur_level);
-})cc";
+constexpr std::string_view kUnwrapTensor =
+    "  auto [$name$_value, $name$_bdim] = unwrapTensorAtLevel($name$, cur_level);";
+constexpr std::string_view kUnwrapOptionalTensor = R"cc(  std::optional<Tensor> $name$_value;
+  std::optional<int64_t> $name$_bdim;
+  if ($name$) {
+      std::tie($name$_value, $name$_bdim) = unwrapTensorAtLevel($name$.value(), cur_level);
+  })cc";
 
 // Operators whose non-tensor returns (SymInts) are passed through: torchgen's own list.
 constexpr std::array<std::string_view, 3> kReturnSymintOverrides = {
@@ -76,47 +77,53 @@ bool isOptionalTensor(const model::Type& t) { return t.isOptional() && isTensor(
 bool isTensorList(const model::Type& t) { return t.isList() && isTensor(t.elem()); }
 
 struct Unwraps {
-  std::string code;               // the unwrapping statements
-  std::vector<std::string> args;  // the batch rule's arguments
+  std::string code;  // the unwrapping statements
+  std::string args;  // the batch rule's arguments, ", "-separated
 };
 
 // torchgen's gen_unwraps: tensors first, then optional tensors; each becomes (value, bdim).
 Unwraps unwraps(const std::vector<const model::Argument*>& args) {
   Unwraps r;
-  std::vector<std::string> statements;
-  for (const model::Argument* a : args)
-    if (isTensor(a->type)) statements.push_back(fillSnippet(kUnwrapTensor, {{"name", a->name}}));
-  for (const model::Argument* a : args)
-    if (isOptionalTensor(a->type)) statements.push_back(fillSnippet(kUnwrapOptionalTensor, {{"name", a->name}}));
-  r.code = support::join(statements, "\n");
   for (const model::Argument* a : args) {
-    if (isTensor(a->type) || isOptionalTensor(a->type)) {
-      r.args.push_back(a->name + "_value");
-      r.args.push_back(a->name + "_bdim");
-    } else {
-      r.args.push_back(a->name);
-    }
+    if (!isTensor(a->type)) continue;
+    if (!r.code.empty()) r.code += '\n';
+    appendSnippet(r.code, kUnwrapTensor, {{"name", a->name}});
+  }
+  for (const model::Argument* a : args) {
+    if (!isOptionalTensor(a->type)) continue;
+    if (!r.code.empty()) r.code += '\n';
+    appendSnippet(r.code, kUnwrapOptionalTensor, {{"name", a->name}});
+  }
+  for (const model::Argument* a : args) {
+    if (!r.args.empty()) r.args += ", ";
+    r.args += a->name;
+    if (isTensor(a->type) || isOptionalTensor(a->type)) r.args.append("_value, ").append(a->name).append("_bdim");
   }
   return r;
 }
 
-// torchgen's gen_returns: batched results are (value, bdim) pairs in the rule's tuple.
-std::string wrappedReturns(const std::vector<model::Return>& returns) {
-  std::vector<std::string> wrapped;
+// torchgen's gen_returns: the return statement, appended to `out`; batched results are (value,
+// bdim) pairs in the rule's tuple.
+void appendWrappedReturns(std::string& out, const std::vector<model::Return>& returns) {
+  const bool tuple = returns.size() != 1;
+  out += tuple ? "return std::make_tuple(" : "return ";
   size_t idx = 0;
-  for (const model::Return& r : returns) {
-    const std::string at = std::to_string(idx), next = std::to_string(idx + 1);
-    if (isTensor(r.type) || isTensorList(r.type)) {
-      wrapped.push_back(std::string(isTensor(r.type) ? "makeBatched" : "makeBatchedVector") + "(std::get<" + at +
-                        ">(results), std::get<" + next + ">(results), cur_level)");
+  for (size_t i = 0; i < returns.size(); ++i) {
+    const model::Type& type = returns[i].type;
+    if (i != 0) out += ", ";
+    if (isTensor(type) || isTensorList(type)) {
+      out.append(isTensor(type) ? "makeBatched(std::get<" : "makeBatchedVector(std::get<")
+          .append(std::to_string(idx))
+          .append(">(results), std::get<")
+          .append(std::to_string(idx + 1))
+          .append(">(results), cur_level)");
       idx += 2;
     } else {
-      wrapped.push_back("std::get<" + at + ">(results)");
+      out.append("std::get<").append(std::to_string(idx)).append(">(results)");
       idx += 1;
     }
   }
-  if (wrapped.size() == 1) return "return " + wrapped[0] + ";";
-  return "return std::make_tuple(" + support::join(wrapped, ", ") + ");";
+  out += tuple ? ");" : ";";
 }
 
 bool acceptsTensorInput(const model::FunctionSchema& func) {
@@ -165,52 +172,62 @@ std::optional<Kind> plumbingKind(const model::NativeFunction& f) {
 
 }  // namespace
 
-std::optional<std::string> vmapPlumbing(const model::NativeFunction& f, support::Diagnostics& diags) {
+bool appendVmapPlumbing(std::string& out, const model::NativeFunction& f) {
   const std::optional<Kind> kind = plumbingKind(f);
-  if (!kind) return std::nullopt;
+  if (!kind) return false;
   const model::FunctionSchema& func = f.func;
   const auto sig = api::DispatcherSignature::fromSchema(func, api::Options::of(f));
   const auto args = func.arguments.flatAll();
+  const std::string op = func.name.unambiguousName();
 
-  auto exprs = api::translate(sig.arguments(), sig.arguments());
-  if (!exprs) {
-    reportFunctionError(diags, f, exprs.error().message);
-    return std::nullopt;
+  std::string conditions;
+  for (const model::Argument* a : args) {
+    if (!a->type.isTensorLike()) continue;
+    if (!conditions.empty()) conditions += " && ";
+    conditions.append("!isBatchedAtLevel(").append(a->name).append(", cur_level)");
   }
-  std::vector<std::string> conditions, callArgs;
-  for (const model::Argument* a : args)
-    if (a->type.isTensorLike()) conditions.push_back("!isBatchedAtLevel(" + a->name + ", cur_level)");
-  for (const api::Expr& e : *exprs) callArgs.push_back(e.expr);
-  const std::string allUnbatched = fillSnippet(kAllUnbatched, {{"conditions", support::join(conditions, " && ")},
-                                                               {"op", func.name.unambiguousName()},
-                                                               {"args", support::join(callArgs, ", ")}});
+  // torchgen translates the signature's arguments into themselves: the bindings' names.
+  const std::string allUnbatched =
+      fillSnippet(kAllUnbatched, {{"conditions", conditions}, {"op", op}, {"args", api::joinNames(sig.arguments())}});
   const Unwraps u = unwraps(args);
-  const std::string ruleArgs = support::join(u.args, ", ");
   std::string call;
   switch (*kind) {
-    case Kind::Functional: call = "  auto results = batch_rule(" + ruleArgs + ");\n  " + wrappedReturns(func.returns); break;
-    case Kind::Inplace: call = "  batch_rule(" + ruleArgs + ");\n  return " + args[0]->name + ";"; break;
-    case Kind::NoReturns: call = "  batch_rule(" + ruleArgs + ");"; break;
+    case Kind::Functional:
+      call = "  auto results = batch_rule(" + u.args + ");\n  ";
+      appendWrappedReturns(call, func.returns);
+      break;
+    case Kind::Inplace: call = "  batch_rule(" + u.args + ");\n  return " + args[0]->name + ";"; break;
+    case Kind::NoReturns: call = "  batch_rule(" + u.args + ");"; break;
   }
-  return fillSnippet(kPlumbing, {{"decl", sig.decl({.name = func.name.unambiguousName() + "_generated_plumbing"})},
+  appendSnippet(out, kPlumbing, {{"decl", sig.decl({.name = op + "_generated_plumbing"})},
                                  {"kind", kindName(*kind)},
-                                 {"all_unbatched", support::indentLines(allUnbatched, "  ")},
-                                 {"unwraps", support::indentLines(u.code, "  ")},
+                                 {"all_unbatched", allUnbatched},
+                                 {"unwraps", u.code},
                                  {"call", call}});
+  return true;
+}
+
+std::optional<std::string> vmapPlumbing(const model::NativeFunction& f) {
+  std::string out;
+  if (!appendVmapPlumbing(out, f)) return std::nullopt;
+  return out;
 }
 
 void emitVmapGeneratedPlumbing(const EmitContext& ctx, const Writers& out) {
   out.cpu.writeText("VmapGeneratedPlumbing.h", [&] {
-    std::string body;
-    bool first = true;
+    // The plumbings are appended where kFile's $body$ is (the file is megabytes: filling kFile
+    // with them would copy them once more).
+    constexpr std::string_view kBody = "$body$";
+    const std::size_t at = kFile.find(kBody);
+    std::string text(kFile.substr(0, at));
+    const std::size_t bodyStart = text.size();
     for (const model::NativeFunction* f : ctx.ops.functions()) {
-      std::optional<std::string> p = vmapPlumbing(*f, ctx.diags);
-      if (!p) continue;
-      if (!first) body += '\n';
-      first = false;
-      body += *p;
+      const std::size_t size = text.size();
+      if (size != bodyStart) text += '\n';
+      if (!appendVmapPlumbing(text, *f)) text.resize(size);
     }
-    return fillSnippet(kFile, {{"body", body}});
+    text.append(kFile.substr(at + kBody.size()));
+    return text;
   });
 }
 

@@ -13,7 +13,9 @@ namespace opgen::dest {
 
 // The plumbing of one function, or nullopt when functorch does not generate one for it (no tensor
 // argument, non-tensor returns, out= / mutable / scratch functions, in-place views, ...).
-std::optional<std::string> vmapPlumbing(const model::NativeFunction& f, support::Diagnostics& diags);
+std::optional<std::string> vmapPlumbing(const model::NativeFunction& f);
+// The same appended to `out`; false (and `out` unchanged) when there is none.
+bool appendVmapPlumbing(std::string& out, const model::NativeFunction& f);
 
 void emitVmapGeneratedPlumbing(const EmitContext& ctx, const Writers& out);
 
