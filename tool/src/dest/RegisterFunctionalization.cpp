@@ -229,18 +229,14 @@ constexpr std::string_view kPropagateMutation = R"cc(  auto $arg$_inner = at::fu
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-std::vector<std::string> exprStrings(const std::vector<api::Expr>& exprs) {
-  std::vector<std::string> out;
-  out.reserve(exprs.size());
-  for (const api::Expr& e : exprs) out.push_back(e.expr);
-  return out;
-}
-
 Expected<std::vector<std::string>> translated(const std::vector<api::Binding>& context,
                                               const std::vector<api::Binding>& goals) {
   auto exprs = api::translate(context, goals);
   if (!exprs) return exprs.error();
-  return exprStrings(*exprs);
+  std::vector<std::string> out;
+  out.reserve(exprs->size());
+  for (api::Expr& e : *exprs) out.push_back(std::move(e.expr));
+  return out;
 }
 
 bool isTensorLikeArgument(const api::Binding& b) {
@@ -270,7 +266,9 @@ struct Unwrapped {
 
 Unwrapped unwrapTensorArguments(const api::DispatcherSignature& sig, bool isViewOp) {
   Unwrapped r;
-  bool first = true;
+  r.context.reserve(sig.arguments().size());
+  // As a rule enough for every argument's kUnwrap (each appendSnippet reserves only its own part).
+  r.code.reserve(sig.arguments().size() * (kUnwrap.size() + 128));
   for (const api::Binding& arg : sig.arguments()) {
     if (!isTensorLikeArgument(arg)) {
       r.context.push_back(arg);
@@ -278,37 +276,40 @@ Unwrapped unwrapTensorArguments(const api::DispatcherSignature& sig, bool isView
     }
     // Unwrapping gives an owning value: lists of tensors become vectors.
     api::CType type = arg.nctype.type.removeConstRef();
-    std::string converted = arg.name;
+    std::string converted;
     if (type.isBase(api::tensorListT)) {
       type = api::CType::vector(api::CType::base(api::tensorT));
-      converted = arg.name + ".vec()";
+      converted.append(arg.name).append(".vec()");
     } else if (type.isBase(api::iTensorListRefT)) {
       type = api::CType::vector(api::CType::base(api::tensorT));
-      converted = "{" + arg.name + ".begin(), " + arg.name + ".end()}";
+      converted.append("{").append(arg.name).append(".begin(), ").append(arg.name).append(".end()}");
     }
-    const std::string sync = isViewOp ? "" : "at::functionalization::impl::sync(" + arg.name + ");";
-    if (!first) r.code += "\n      ";
-    first = false;
+    std::string sync;
+    if (!isViewOp) sync.append("at::functionalization::impl::sync(").append(arg.name).append(");");
+    if (!r.code.empty()) r.code += "\n      ";
     appendSnippet(r.code, kUnwrap,
-                  {{"type", type.cppType()}, {"name", arg.name}, {"sync", sync}, {"converted", converted}});
+                  {{"type", type.cppType()},
+                   {"name", arg.name},
+                   {"sync", sync},
+                   {"converted", converted.empty() ? std::string_view(arg.name) : std::string_view(converted)}});
     r.context.push_back(arg.withName(arg.name + "_"));
   }
   return r;
 }
 
-// Tensor arguments converted to meta tensors (code joined with `separator`), and the bindings.
+// Tensor arguments converted to meta tensors (code joined with "\n        "), and the bindings.
 Unwrapped convertToMetaTensors(const api::DispatcherSignature& sig) {
   Unwrapped r;
-  std::vector<std::string> lines;
+  r.context.reserve(sig.arguments().size());
   for (const api::Binding& arg : sig.arguments()) {
     if (!isTensorLikeArgument(arg)) {
       r.context.push_back(arg);
       continue;
     }
-    lines.push_back("auto " + arg.name + "_meta = to_meta(" + arg.name + ");");
+    if (!r.code.empty()) r.code += "\n        ";
+    r.code.append("auto ").append(arg.name).append("_meta = to_meta(").append(arg.name).append(");");
     r.context.push_back(arg.withName(arg.name + "_meta"));
   }
-  r.code = support::join(lines, "\n        ");
   return r;
 }
 
@@ -428,27 +429,33 @@ Expected<std::string> returnStatement(const model::FunctionSchema& func, const s
 }
 
 // torchgen's wrap_propagate_mutations_and_return: wraps the functional call's fresh outputs, writes
-// the others into the mutated arguments, and returns.
-Expected<std::string> propagateMutations(const model::NativeFunction& f, const model::NativeFunction& functional,
-                                         const api::Options& options) {
+// the others into the mutated arguments, and returns. `outer` are f's redispatchReturnNames.
+Expected<std::string> propagateMutations(const model::NativeFunction& f, const ReturnNames& outer,
+                                         const model::NativeFunction& functional, const api::Options& options) {
   const std::vector<std::string> mutated = f.func.arguments.mutableArgNames();
-  const ReturnNames outer = redispatchReturnNames(f.func, "tmp_output");
   const ReturnNames inner = redispatchReturnNames(functional.func, "tmp_output");
   if (mutated.size() + outer.fresh.size() != inner.fresh.size())
     return makeError("Expected " + std::to_string(mutated.size()) + " + " + std::to_string(outer.fresh.size()) +
                      " == " + std::to_string(inner.fresh.size()));
-  std::vector<std::string> updates;
+  std::string out;
+  out.reserve(mutated.size() * (kPropagateMutation.size() + 128) + 128);
+  // The updates, "\n"-separated, then "\n    " and the return.
   std::vector<std::string> returned = outer.aliased;
   for (size_t i = 0; i < outer.fresh.size(); ++i) {
-    updates.push_back("  auto output_" + std::to_string(i) + " = at::functionalization::impl::to_functional_tensor(" +
-                      inner.fresh[i] + ");");
-    returned.push_back("output_" + std::to_string(i));
+    const std::string output = "output_" + std::to_string(i);
+    if (!out.empty()) out += '\n';
+    out.append("  auto ").append(output).append(" = at::functionalization::impl::to_functional_tensor(");
+    out.append(inner.fresh[i]).append(");");
+    returned.push_back(output);
   }
-  for (size_t i = 0; i < mutated.size(); ++i)
-    updates.push_back(fillSnippet(kPropagateMutation, {{"arg", mutated[i]}, {"value", inner.fresh[outer.fresh.size() + i]}}));
+  for (size_t i = 0; i < mutated.size(); ++i) {
+    if (!out.empty()) out += '\n';
+    appendSnippet(out, kPropagateMutation, {{"arg", mutated[i]}, {"value", inner.fresh[outer.fresh.size() + i]}});
+  }
   auto ret = returnStatement(f.func, returned, options);
   if (!ret) return ret;
-  return support::join(updates, "\n") + "\n    " + *ret;
+  out.append("\n    ").append(*ret);
+  return out;
 }
 
 // torchgen's maybe_replace_cumulative_out_dtype_exprs.
@@ -510,7 +517,7 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
   noopNames.insert(noopNames.end(), noop.fresh.begin(), noop.fresh.end());
   auto noopReturn = returnStatement(f.func, noopNames, options);
   if (!noopReturn) return noopReturn;
-  auto propagate = propagateMutations(f, *g.functional, options);
+  auto propagate = propagateMutations(f, noop, *g.functional, options);
   if (!propagate) return propagate;
 
   const bool runMeta = !storageArgument && f.func.kind() == model::SchemaKind::Inplace;
@@ -568,7 +575,10 @@ class Generator {
       : ctx_(ctx), cia_(ctx.backendIndex(model::DispatchKey::CompositeImplicitAutograd)) {}
 
   ShardEnv env(const Item& item) const {
-    ShardEnv e{{"ops_headers", opHeaders(item)}};
+    // Built by emplace_back: a braced ShardEnv would copy its elements.
+    ShardEnv e;
+    e.reserve(3);
+    e.emplace_back("ops_headers", opHeaders(item));
     if (ctx_.selector.includesAllOperators()) {  // a selective (mobile) build gets no kernels
       e.emplace_back("func_definitions", std::visit([&](const auto* x) { return definitions(*x); }, item));
       e.emplace_back("func_registrations", std::visit([&](const auto* x) { return registrations(*x); }, item));
