@@ -501,8 +501,6 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
   auto isFunctional = [](const std::string& n) { return "at::functionalization::impl::isFunctionalTensor(" + n + ")"; };
   auto isXla = [](const std::string& n) { return n + ".device().type() == c10::DeviceType::XLA"; };
 
-  auto opArgs = translated(unwrapped.context, sig.arguments());
-  if (!opArgs) return opArgs.error();
   const auto functionalSig = api::DispatcherSignature::fromSchema(g.functional->func, options);
   auto functionalArgs = translated(unwrapped.context, functionalSig.arguments());
   if (!functionalArgs) return functionalArgs.error();
@@ -534,7 +532,9 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
        {"any_other_xla", chain("false", " || ", otherTensorNames, isXla)},
        {"any_other_functional", chain("false", " || ", otherNames, isFunctional)},
        {"noop_output", noopOutput},
-       {"op_args", support::join(*opArgs, ", ")},
+       // torchgen translates the unwrapped context into the signature's own arguments: every goal is
+       // a binding of the context (renamed), so the expressions are the context's names.
+       {"op_args", api::joinNames(unwrapped.context)},
        {"noop_return", *noopReturn},
        {"functional_type",
         api::dispatcher::returnsType(g.functional->func.returns, options).removeConstRef().cppType()},
