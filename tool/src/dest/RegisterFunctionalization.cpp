@@ -52,8 +52,14 @@ bool preservesOutDtype(const model::FunctionSchema& func) {
 
 // ---------------------------------------------------------------------------------------------
 // Snippets
+//
+// A kernel leaves no blanks at the end of its lines (torchgen's have some, on lines that a value
+// left empty): the file's template strips them, line by line, from an item that has any, and
+// copies an item without any in one piece. So a placeholder that may be empty, or that starts
+// with a line break, stands at the start of its line, and its value carries the indentation.
 
-// One tensor argument unwrapped from its FunctionalTensorWrapper (elements joined by "\n      ").
+// One tensor argument unwrapped from its FunctionalTensorWrapper (elements joined by "\n": each
+// starts with a line break).
 //   $type$       the owning C++ type of the unwrapped value
 //   $name$       the argument
 //   $sync$       the sync of pending updates (not for views: they defer it), or nothing
@@ -69,7 +75,7 @@ constexpr std::string_view kUnwrap = R"cc(
 
 // The kernel of a view.
 //   $signature$        the kernel's definition head (the view's dispatcher signature, with dispatchKeySet)
-//   $unwrap$           kUnwrap for every tensor argument
+//   $unwrap$           kUnwrap for every tensor argument (at the start of its line)
 //   $view_tensor$      the view's first argument
 //   $view_op$          the view's at::_ops:: name
 //   $copy_op$          the view_copy's at::_ops:: name
@@ -81,7 +87,7 @@ constexpr std::string_view kUnwrap = R"cc(
 //   $view_meta$        the ViewMeta's creation
 constexpr std::string_view kViewKernel = R"cc(
     $signature$ {
-      $unwrap$
+$unwrap$
       if (!at::functionalization::impl::isFunctionalTensor($view_tensor$)) {
         // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
         at::AutoDispatchSkipFunctionalize guard;
@@ -128,7 +134,7 @@ constexpr std::string_view kInplaceViewKernel = R"cc(
     $signature$ {
       if (!at::functionalization::impl::isFunctionalTensor($view_tensor$)) {
         // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
-        $unwrap$
+$unwrap$
         at::AutoDispatchSkipFunctionalize guard;
         return at::_ops::$view_op$::call($view_args$);
       }
@@ -171,13 +177,13 @@ constexpr std::string_view kInplaceViewKernel = R"cc(
 //   $to_meta$             the meta tensors' declarations
 //   $op$                  the op's at::_ops:: name
 //   $meta_args$           the meta call's arguments
-//   $unwrap$              kUnwrap for every tensor argument
+//   $unwrap$              kUnwrap for every tensor argument (at the start of its line)
 //   $all_mutated_functional$  the check that every mutated argument is functional
 //   $any_other_xla$       the check that a non-mutated tensor is on XLA
 //   $any_other_functional$    the check that a non-mutated argument is functional
 //   $noop_output$         "TYPE tmp_output = " (nothing when the op returns nothing)
 //   $op_args$             the op's arguments from the unwrapped ones
-//   $noop_return$         the return of the redispatched op's results
+//   $noop_return$         the return of the redispatched op's results, indented (or nothing)
 //   $functional_type$     the functional variant's return type
 //   $functional_op$       the functional variant's at::_ops:: name
 //   $functional_args$     its arguments
@@ -193,7 +199,7 @@ constexpr std::string_view kMutationKernel = R"cc(
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
         at::_ops::$op$::call($meta_args$);
       }
-      $unwrap$
+$unwrap$
       if (!($all_mutated_functional$)) {
         // We want to disable this check if there are any XLA tensors.
         // cpu_tensor.copy_(xla_tensor) is valid code.
@@ -206,7 +212,7 @@ constexpr std::string_view kMutationKernel = R"cc(
          // case 2: arguments are not functional tensors, so we no-op and redispatch.
          at::AutoDispatchSkipFunctionalize guard;
          $noop_output$at::_ops::$op$::call($op_args$);
-         $noop_return$
+$noop_return$
         }
       } else {
         $functional_type$ tmp_output;
@@ -286,7 +292,7 @@ Unwrapped unwrapTensorArguments(const api::DispatcherSignature& sig, bool isView
     }
     std::string sync;
     if (!isViewOp) sync.append("at::functionalization::impl::sync(").append(arg.name).append(");");
-    if (!r.code.empty()) r.code += "\n      ";
+    if (!r.code.empty()) r.code += '\n';
     appendSnippet(r.code, kUnwrap,
                   {{"type", type.cppType()},
                    {"name", arg.name},
@@ -454,7 +460,8 @@ Expected<std::string> propagateMutations(const model::NativeFunction& f, const R
   }
   auto ret = returnStatement(f.func, returned, options);
   if (!ret) return ret;
-  out.append("\n    ").append(*ret);
+  out += '\n';
+  if (!ret->empty()) out.append("    ").append(*ret);  // (no blanks on an empty line)
   return out;
 }
 
@@ -515,6 +522,7 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
   noopNames.insert(noopNames.end(), noop.fresh.begin(), noop.fresh.end());
   auto noopReturn = returnStatement(f.func, noopNames, options);
   if (!noopReturn) return noopReturn;
+  if (!noopReturn->empty()) noopReturn->insert(0, "         ");  // its line's indentation (see Snippets)
   auto propagate = propagateMutations(f, noop, *g.functional, options);
   if (!propagate) return propagate;
 
