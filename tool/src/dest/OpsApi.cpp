@@ -34,11 +34,14 @@ static C10_NOINLINE c10::TypedOperatorHandle<$name$::schema> create_$name$_typed
 }
 )txt";
 
-// Legend: $schema$ the function schema, $head$ the entry point's definition head, $body$ its body.
+// Legend: $schema$ the function schema, $head$ the entry point's definition head, $body$ its body,
+// indented. $body$ stands at the start of its line: torchgen's bodies start with a line break, which
+// left blanks at the end of the line before, and Operators.cpp's template strips those line by
+// line from a definition that has any but copies one without any in one piece.
 constexpr std::string_view kEntryPoint = R"txt(
 // aten::$schema$
 $head$ {
-    $body$
+$body$
 }
 )txt";
 
@@ -85,6 +88,7 @@ support::Expected<std::string> operatorDefinitions(const model::NativeFunction& 
     support::Expected<std::string> body = staticDispatchBody(sig, f, staticDispatch);
     if (!body) return body;
     callBody = body.take();
+    if (!callBody.empty() && callBody[0] != '\n') callBody.insert(0, "    ");  // its line's indentation
   }
   const std::string redispatchArgs = args.empty() ? "dispatchKeySet" : "dispatchKeySet, " + args;
   const std::string redispatchBody =
