@@ -62,12 +62,12 @@ bool preservesOutDtype(const model::FunctionSchema& func) {
 // starts with a line break).
 //   $type$       the owning C++ type of the unwrapped value
 //   $name$       the argument
-//   $sync$       the sync of pending updates (not for views: they defer it), or nothing
+//   $sync$       the sync of pending updates, indented (not for views: they defer it), or nothing
 //   $converted$  the argument as the owning type
 constexpr std::string_view kUnwrap = R"cc(
       $type$ $name$_;
       if (at::functionalization::impl::isFunctionalTensor($name$)) {
-        $sync$
+$sync$
         $name$_ = at::functionalization::impl::from_functional_tensor($name$);
       } else {
         $name$_ = $converted$;
@@ -83,7 +83,7 @@ constexpr std::string_view kUnwrap = R"cc(
 //   $return_type$      the view's return type without references
 //   $to_meta$          the meta tensors' declarations
 //   $meta_args$        the view_copy's arguments from the meta tensors
-//   $symbolic_inputs$  the computation of has_symbolic_inputs
+//   $symbolic_inputs$  the computation of has_symbolic_inputs (at the start of its line)
 //   $view_meta$        the ViewMeta's creation
 constexpr std::string_view kViewKernel = R"cc(
     $signature$ {
@@ -117,7 +117,7 @@ $unwrap$
           tmp_output = at::_ops::$copy_op$::call($view_args$);
         }
       }
-      $symbolic_inputs$
+$symbolic_inputs$
       auto view_meta = $view_meta$;
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, $view_tensor$, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
@@ -143,7 +143,7 @@ $unwrap$
           reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
             : at::functionalization::InverseReturnMode::NeverView
       );
-      $symbolic_inputs$
+$symbolic_inputs$
       auto view_meta = $view_meta$;
       auto compute_reference_meta =
         $view_tensor$.key_set().has_backend(c10::BackendComponent::XLABit) ||
@@ -291,7 +291,7 @@ Unwrapped unwrapTensorArguments(const api::DispatcherSignature& sig, bool isView
       converted.append("{").append(arg.name).append(".begin(), ").append(arg.name).append(".end()}");
     }
     std::string sync;
-    if (!isViewOp) sync.append("at::functionalization::impl::sync(").append(arg.name).append(");");
+    if (!isViewOp) sync.append("        at::functionalization::impl::sync(").append(arg.name).append(");");
     if (!r.code.empty()) r.code += '\n';
     appendSnippet(r.code, kUnwrap,
                   {{"type", type.cppType()},
@@ -347,7 +347,9 @@ Expected<std::string> symbolicInputsCheck(const api::DispatcherSignature& sig) {
     if (!check) return check;
     statements.push_back("has_symbolic_inputs = has_symbolic_inputs | (" + *check + ");");
   }
-  return "\n      bool has_symbolic_inputs = false;\n      " + support::join(statements, "\n      ");
+  std::string out = "\n      bool has_symbolic_inputs = false;\n";
+  if (!statements.empty()) out.append("      ").append(support::join(statements, "\n      "));
+  return out;
 }
 
 // torchgen's assert_view_op_properties: the first argument is a Tensor that the output aliases, and
