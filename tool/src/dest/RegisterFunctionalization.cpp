@@ -303,18 +303,29 @@ Unwrapped unwrapTensorArguments(const api::DispatcherSignature& sig, bool isView
   return r;
 }
 
-// Tensor arguments converted to meta tensors (code joined with "\n        "), and the bindings.
-Unwrapped convertToMetaTensors(const api::DispatcherSignature& sig) {
-  Unwrapped r;
-  r.context.reserve(sig.arguments().size());
+// Tensor arguments converted to meta tensors: the code (joined with "\n        "), the arguments
+// of a call of the op itself on them (", "-joined), and with `withContext` the bindings that then
+// stand for the arguments (to call another op: a mutable op's kernel needs no translation).
+struct MetaTensors {
+  std::string code;
+  std::string args;
+  std::vector<api::Binding> context;
+};
+
+MetaTensors convertToMetaTensors(const api::DispatcherSignature& sig, bool withContext) {
+  MetaTensors r;
+  if (withContext) r.context.reserve(sig.arguments().size());
   for (const api::Binding& arg : sig.arguments()) {
+    if (!r.args.empty()) r.args += ", ";
     if (!isTensorLikeArgument(arg)) {
-      r.context.push_back(arg);
+      r.args += arg.name;
+      if (withContext) r.context.push_back(arg);
       continue;
     }
     if (!r.code.empty()) r.code += "\n        ";
     r.code.append("auto ").append(arg.name).append("_meta = to_meta(").append(arg.name).append(");");
-    r.context.push_back(arg.withName(arg.name + "_meta"));
+    r.args.append(arg.name).append("_meta");
+    if (withContext) r.context.push_back(arg.withName(arg.name + "_meta"));
   }
   return r;
 }
@@ -387,7 +398,7 @@ Expected<std::string> viewKernel(const model::NativeFunctionsViewGroup& g, const
   const Unwrapped unwrapped = unwrapTensorArguments(sig, /*isViewOp=*/true);
   auto viewArgs = translated(unwrapped.context, callSig.arguments());
   if (!viewArgs) return viewArgs.error();
-  const Unwrapped meta = convertToMetaTensors(sig);
+  const MetaTensors meta = convertToMetaTensors(sig, /*withContext=*/true);
   auto metaArgs = translated(meta.context, callSig.arguments());
   if (!metaArgs) return metaArgs.error();
   auto symbolic = symbolicInputsCheck(callSig);
@@ -514,7 +525,7 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
   auto functionalArgs = translated(unwrapped.context, functionalSig.arguments());
   if (!functionalArgs) return functionalArgs.error();
   if (auto ok = preserveOutDtype(f, functionalSig, *functionalArgs); !ok) return ok.error();
-  const Unwrapped meta = convertToMetaTensors(sig);
+  const MetaTensors meta = convertToMetaTensors(sig, /*withContext=*/false);
 
   std::string noopOutput;
   if (!f.func.returns.empty())
@@ -536,7 +547,7 @@ Expected<std::string> mutationKernel(const model::NativeFunction& f, const model
        {"run_meta", runMeta ? "true" : "false"},
        {"to_meta", meta.code},
        {"op", op},
-       {"meta_args", support::joinMapped(meta.context, ", ", [](const api::Binding& b) -> const std::string& { return b.name; })},
+       {"meta_args", meta.args},
        {"unwrap", unwrapped.code},
        {"all_mutated_functional", chain("true", " && ", mutatedNames, isFunctional)},
        {"any_other_xla", chain("false", " || ", otherTensorNames, isXla)},
