@@ -182,6 +182,16 @@ const WrapperCache::Native& WrapperCache::native(const model::NativeFunction& f,
   return it->second;
 }
 
+const std::string* WrapperCache::registeredName(const model::NativeFunction& f, const OperatorSelector& selector) {
+  auto it = registered_.find(&f);
+  if (it == registered_.end()) {
+    std::optional<std::string> name;
+    if (selector.isNativeFunctionSelected(f)) name = f.func.name.str();
+    it = registered_.emplace(&f, std::move(name)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 const support::Expected<std::string>& WrapperCache::kernelArguments(const model::NativeFunction& f,
                                                                     const api::Options& options, bool external,
                                                                     bool symint) {
@@ -273,9 +283,9 @@ void RegisterDispatchKeyEmitter::emit(const model::NativeFunctionsGroup& g, Kern
   }
   if (structured) {
     const StructuredKernelEmitter kernels(*this, g);
-    for (const model::NativeFunction* f : g.functions()) kernels.emit(*f, out);
+    forEachFunction(g, [&](const model::NativeFunction& f) { kernels.emit(f, out); });
   } else {
-    for (const model::NativeFunction* f : g.functions()) emitUnstructured(*f, &g, out);
+    forEachFunction(g, [&](const model::NativeFunction& f) { emitUnstructured(f, &g, out); });
   }
 }
 
@@ -318,8 +328,9 @@ void RegisterDispatchKeyEmitter::emitUnstructured(const model::NativeFunction& f
     return;
   }
 
-  if (selected(f) && !ctx_.skipDispatcherOpRegistration)
-    out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", name}}));
+  if (ctx_.skipDispatcherOpRegistration) return;
+  if (const std::string* op = registeredName(f))
+    out.registrations.push_back(fillSnippet(kRegistration, {{"name", *op}, {"wrapper", name}}));
 }
 
 std::string RegisterDispatchKeyEmitter::wrapperName(const model::NativeFunction& f,

@@ -47,6 +47,16 @@ struct KernelCode {
   void clear();
 };
 
+// Calls fn(f) for each function of g in g.functions()'s order, without making its vector (every item
+// of every key goes through here).
+template <class Fn>
+void forEachFunction(const model::NativeFunctionsGroup& g, Fn fn) {
+  fn(*g.functional);
+  fn(*g.out);
+  if (g.inplace) fn(*g.inplace);
+  if (g.mutableFn) fn(*g.mutableFn);
+}
+
 // The kernels of one backend index by native function (BackendIndex looks a kernel up by the
 // operator's name, which costs building the name's string on every call).
 class KernelTable {
@@ -183,6 +193,9 @@ class WrapperCache {
   // SymInt or not: the translation's expressions joined, or its error.
   const support::Expected<std::string>& kernelArguments(const model::NativeFunction& f, const api::Options& options,
                                                         bool external, bool symint);
+  // The operator's name in f's registration (m.impl("NAME", ...)), or null when `selector` does not
+  // select f: the same for every key, and what building the selector's "ns::name.overload" costs.
+  const std::string* registeredName(const model::NativeFunction& f, const OperatorSelector& selector);
   // f's structured wrapper parts, for a kernel with SymInt or without: made by `make` on first use.
   template <class Make>
   support::Expected<StructuredWrapperParts>& structuredWrapper(const model::NativeFunction& f,
@@ -203,6 +216,7 @@ class WrapperCache {
       directApi_;
   std::unordered_map<std::tuple<Key, bool, bool>, support::Expected<std::string>, FunctionApiKeyHash> kernelArgs_;
   std::unordered_map<std::pair<Key, bool>, support::Expected<StructuredWrapperParts>, FunctionApiKeyHash> structured_;
+  std::unordered_map<const model::NativeFunction*, std::optional<std::string>> registered_;
 };
 
 class RegisterDispatchKeyEmitter {
@@ -227,7 +241,10 @@ class RegisterDispatchKeyEmitter {
   model::DispatchKey key() const { return index_.dispatchKey(); }
   const std::string& keyName() const { return keyName_; }
   KernelTargets targets() const { return targets_; }
-  bool selected(const model::NativeFunction& f) const { return ctx_.selector.isNativeFunctionSelected(f); }
+  // The operator's name in f's registration, or null when the run does not select f.
+  const std::string* registeredName(const model::NativeFunction& f) const {
+    return wrapperCache_->registeredName(f, ctx_.selector);
+  }
 
   WrapperCache& wrapperCache() const { return *wrapperCache_; }
   // The set_output_* overrides of the key's structured classes by kind of function, indented, in the

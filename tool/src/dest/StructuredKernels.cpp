@@ -178,8 +178,8 @@ void StructuredKernelEmitter::emit(const model::NativeFunction& f, KernelCode& o
     return;
   }
   out.anonymousDefinitions.push_back(definition.take());
-  if (base_.selected(f))
-    out.registrations.push_back(fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"wrapper", name}}));
+  if (const std::string* op = base_.registeredName(f))
+    out.registrations.push_back(fillSnippet(kRegistration, {{"name", *op}, {"wrapper", name}}));
 }
 
 Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::classNames(SchemaKind kind) const {
