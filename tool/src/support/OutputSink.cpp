@@ -119,6 +119,23 @@ int createComplete(const std::filesystem::path& target, std::string_view content
   return err;
 }
 
+// Creates `target`, which does not exist, and writes it in place. Returns 0, or an errno value when
+// the caller should use the temporary-file way instead (the directory is missing, the target
+// appeared meanwhile, ...); a failed write is reported as such (its errno, with `writeFailed` set),
+// and leaves nothing behind.
+int createInPlace(const std::filesystem::path& target, std::string_view content, bool& writeFailed) {
+  writeFailed = false;
+  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // 0666 & ~umask
+  if (fd < 0) return errno;
+  int err = writeAll(fd, content);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    writeFailed = true;
+    ::unlink(target.c_str());
+  }
+  return err;
+}
+
 // Relative, '/'-separated, every component a real name (not "", "." or "..").
 bool isValidRelPath(std::string_view path) {
   if (path.empty() || path.find('\0') != std::string_view::npos) return false;
@@ -206,7 +223,8 @@ bool DirectorySink::store(const std::string& relPath, std::string_view content) 
   }
   if (onDisk == OnDisk::Missing) {
     bool writeFailed = false;
-    const int err = createComplete(target, content, writeFailed);
+    const int err =
+        newDirectory_ ? createInPlace(target, content, writeFailed) : createComplete(target, content, writeFailed);
     if (err == 0) {
       ++writtenCount_;
       return true;

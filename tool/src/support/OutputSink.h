@@ -65,15 +65,19 @@ class MemorySink final : public OutputSink {
 // modification time, so the build system sees no change); otherwise the content goes to a
 // temporary file in the same directory that is renamed over the target (a new file: an unnamed
 // O_TMPFILE file that is then linked to its name), so a killed run never leaves a half-written
-// file. Parent directories are created as needed.
+// file where a reader may look. Below a directory the run created (assumeNewDirectory), which
+// nobody else knows yet, new files are written in place instead: that is one system call and
+// one directory operation fewer per file (ATen: 233 ms of system time instead of 277), and a
+// killed run there leaves an incomplete directory that the next run completes. A failed write
+// leaves nothing either way. Parent directories are created as needed.
 class DirectorySink final : public OutputSink {
  public:
   DirectorySink(std::filesystem::path root, Diagnostics& diags);
 
   const std::filesystem::path& root() const { return root_; }
   // The root was created by this run, so nothing below it exists but what the run writes: files
-  // are created without first looking for an old version (one directory lookup fewer per file; a
-  // file that turns out to exist is still replaced safely).
+  // are created in place without first looking for an old version (one directory lookup fewer per
+  // file; a file that turns out to exist is still replaced safely).
   void assumeNewDirectory() { newDirectory_ = true; }
   int writtenCount() const { return writtenCount_.load(); }
   int unchangedCount() const { return unchangedCount_.load(); }
