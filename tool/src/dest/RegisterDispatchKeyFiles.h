@@ -61,7 +61,7 @@ class DefinitionsTemplate {
   };
   std::vector<Piece> pieces_;
   size_t literalSize_ = 0;
-  mutable std::vector<char> buffer_;  // where lines() writes
+  mutable std::vector<char> buffer_;  // where lines() writes: one thread at a time uses an object
 };
 
 }  // namespace opgen::dest
