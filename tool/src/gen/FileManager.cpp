@@ -208,13 +208,9 @@ const FileManager::NamedTemplate& FileManager::templateNamed(std::string_view te
 }
 
 std::optional<std::string> FileManager::render(std::string_view templateName, support::TemplateEnv env) {
-  const NamedTemplate& named = templateNamed(templateName);
-  if (!env.contains("generated_comment")) env.set("generated_comment", named.generatedComment);
-  const support::CodeTemplate* tmpl = named.tmpl;
-  if (tmpl == nullptr) return std::nullopt;
-  std::optional<std::string> text = tmpl->substitute(env, diags_);
-  if (!text) return std::nullopt;
-  return fixDocstringSpacing(std::move(*text));
+  const std::string* text = renderToBuffer(templateName, std::move(env));
+  if (text == nullptr) return std::nullopt;
+  return *text;
 }
 
 const std::string* FileManager::renderToBuffer(std::string_view templateName, support::TemplateEnv env) {

@@ -145,12 +145,14 @@ class FileManager final : public dest::Writer {
   // Records INSTALL_DIR/filename; false (after reporting) when it was already recorded.
   bool record(std::string_view filename);
   void store(std::string_view filename, std::string_view content);
-  std::optional<std::string> render(std::string_view templateName, support::TemplateEnv env);
-  // The same text in the calling thread's render buffer, valid until its next renderToBuffer
-  // (nullptr when rendering fails). A file that goes straight to the sink is rendered there: the
-  // buffer's memory is allocated and touched once, where a string per file would fault in fresh
-  // pages and regrow for every large output.
+  // The rendered template (with the default generated_comment and torchgen's docstring spacing) in
+  // the calling thread's render buffer, valid until its next renderToBuffer; nullptr when rendering
+  // fails. A file that goes straight to the sink is rendered there: the buffer's memory is allocated
+  // and touched once, where a string per file would fault in fresh pages and regrow for every large
+  // output.
   const std::string* renderToBuffer(std::string_view templateName, support::TemplateEnv env);
+  // The same text, as a string of its own (for emitters that build on it).
+  std::optional<std::string> render(std::string_view templateName, support::TemplateEnv env);
   // Whether TEMPLATE_DIR/templateName uses `variable` (true when the template cannot be read).
   bool templateUses(std::string_view templateName, std::string_view variable);
 

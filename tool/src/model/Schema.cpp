@@ -367,8 +367,10 @@ struct FlatParts {
 std::vector<const Argument*> flatten(const Arguments& args, FlatParts parts) {
   size_t n = 0;
   if (parts.positional) n += args.preSelfPositional.size() + (args.selfArg ? 1 : 0) + args.postSelfPositional.size();
-  if (parts.kwargOnly)
-    n += args.preTensorOptionsKwargOnly.size() + (args.tensorOptions ? 4 : 0) + args.postTensorOptionsKwargOnly.size();
+  if (parts.kwargOnly) {
+    n += args.preTensorOptionsKwargOnly.size() + args.postTensorOptionsKwargOnly.size();
+    if (args.tensorOptions) n += args.tensorOptions->all().size();
+  }
   if (parts.out) n += args.out.size();
   std::vector<const Argument*> r;
   r.reserve(n);
@@ -379,7 +381,10 @@ std::vector<const Argument*> flatten(const Arguments& args, FlatParts parts) {
   }
   if (parts.kwargOnly) {
     append(r, args.preTensorOptionsKwargOnly);
-    if (const auto& to = args.tensorOptions) r.insert(r.end(), {&to->dtype, &to->layout, &to->device, &to->pinMemory});
+    if (args.tensorOptions) {
+      const auto all = args.tensorOptions->all();
+      r.insert(r.end(), all.begin(), all.end());
+    }
     append(r, args.postTensorOptionsKwargOnly);
   }
   if (parts.out) append(r, args.out);

@@ -3,6 +3,7 @@
 // the same text (parse(s).str() == s); a text that would not print back is rejected.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,7 +110,7 @@ struct Return {
 // dtype, layout, device, pin_memory: grouped because the C++ API folds them into TensorOptions.
 struct TensorOptionsArguments {
   Argument dtype, layout, device, pinMemory;
-  std::vector<const Argument*> all() const { return {&dtype, &layout, &device, &pinMemory}; }
+  std::array<const Argument*, 4> all() const { return {&dtype, &layout, &device, &pinMemory}; }
   bool operator==(const TensorOptionsArguments&) const = default;
 };
 
