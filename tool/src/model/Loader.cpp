@@ -511,16 +511,15 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
 }
 
 // torchgen's error_check_native_functions: checks across entries.
-void checkAcrossEntries(const std::vector<std::unique_ptr<const NativeFunction>>& fs,
-                        const std::vector<const YamlNode*>& nodes, const std::string& path, std::vector<support::Diagnostic>& lints,
-                        Diagnostics& diags) {
+void checkAcrossEntries(const std::vector<const NativeFunction*>& fs, const std::vector<const YamlNode*>& nodes,
+                        const std::string& path, std::vector<support::Diagnostic>& lints, Diagnostics& diags) {
   std::vector<std::string> names;  // reserved in full: byName views its strings
   names.reserve(fs.size());
   std::unordered_map<std::string_view, const NativeFunction*> byName;
   byName.reserve(fs.size());
   std::unordered_set<std::string> baseNames;
-  for (const auto& f : fs) {
-    byName.insert_or_assign(names.emplace_back(f->func.name.str()), f.get());
+  for (const NativeFunction* f : fs) {
+    byName.insert_or_assign(names.emplace_back(f->func.name.str()), f);
     baseNames.insert(f->func.name.name.str());
   }
   for (size_t i = 0; i < fs.size(); ++i) {
@@ -582,10 +581,11 @@ std::string leadingComment(const std::vector<std::string_view>& lines, int line)
 
 // What EntryParser makes of one entry, with what it reported.
 struct ParsedEntry {
-  std::unique_ptr<NativeFunction> function;  // null when the entry has errors
+  std::unique_ptr<NativeFunction> function;  // null when the entry has errors; with its doc
   DispatchTable dispatch;
   Diagnostics diags;
   std::vector<support::Diagnostic> lints;
+  bool usesDimname = false;  // an argument of the function has type Dimname (or a list of them)
 };
 
 // Entries below this count are parsed on the calling thread only.
@@ -593,15 +593,19 @@ constexpr size_t kParallelEntries = 512;
 
 // Parses every entry; entries are independent, so the second half is parsed on another thread
 // when there are many. Each entry keeps its own reports, to be merged in entry order.
+// `lines` are the file's lines, of which an entry's leading comment is its doc.
 std::vector<ParsedEntry> parseEntries(const std::vector<YamlNode>& entries, const std::string& path,
-                                      const std::set<std::string>& validTags, const LoadOptions& options) {
+                                      const std::vector<std::string_view>& lines, const std::set<std::string>& validTags,
+                                      const LoadOptions& options) {
   std::vector<ParsedEntry> parsed(entries.size());
   auto parseRange = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       ParsedEntry& p = parsed[i];
       auto f = std::make_unique<NativeFunction>();
-      if (EntryParser(entries[i], path, validTags, options, p.diags, p.lints).parse(*f, p.dispatch))
-        p.function = std::move(f);
+      if (!EntryParser(entries[i], path, validTags, options, p.diags, p.lints).parse(*f, p.dispatch)) continue;
+      f->doc = leadingComment(lines, f->loc.line);
+      for (const Argument* a : f->func.arguments.flatAll()) p.usesDimname = p.usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
+      p.function = std::move(f);
     }
   };
   if (entries.size() < kParallelEntries) {
@@ -655,13 +659,13 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     return std::nullopt;
   }
   const std::vector<YamlNode>& entries = doc->items();
-  std::vector<ParsedEntry> parsed = parseEntries(entries, path, validTags, options);
   std::vector<std::string_view> lines;
   for (std::size_t at = 0; at <= content.size();) {
     const std::size_t end = std::min(content.find('\n', at), content.size());
     lines.push_back(content.substr(at, end - at));
     at = end + 1;
   }
+  std::vector<ParsedEntry> parsed = parseEntries(entries, path, lines, validTags, options);
   std::vector<std::unique_ptr<const NativeFunction>> functions;
   std::vector<const YamlNode*> nodes;
   BackendIndices indices;
@@ -674,8 +678,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     if (!p.function) continue;
     const YamlNode& entry = entries[i];
     std::unique_ptr<NativeFunction>& f = p.function;
-    f->doc = leadingComment(lines, f->loc.line);
-    for (const Argument* a : f->func.arguments.flatAll()) usesDimname = usesDimname || a->type.isBaseTyLike(BaseTy::Dimname);
+    usesDimname = usesDimname || p.usesDimname;
     for (auto& [key, m] : p.dispatch)
       if (!indices.add(key, f->func.name, std::move(m)))
         diags.error(support::locOf(entry, path), "duplicate operator " + f->func.name.str() + " for dispatch key " +
@@ -684,23 +687,45 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     functions.push_back(std::move(f));
   }
   if (diags.errorCount() > errorsBefore) return std::nullopt;
-  checkAcrossEntries(functions, nodes, path, lints, diags);
-  // The YAML tree is no longer needed: a large one is freed on another thread meanwhile.
-  std::jthread release;
-  if (entries.size() >= kParallelEntries) {
-    nodes.clear();
-    release = std::jthread([held = std::move(*doc)] {});
-  }
   const bool legacy = options.edition == LoadOptions::Edition::Legacy ||
                       (options.edition == LoadOptions::Edition::Auto && usesDimname);
-  for (auto& d : lints) {
-    if (legacy) diags.warning(d.loc, d.message + " (accepted in an older file that uses Dimname; torchgen 2.14.1 rejects it)");
-    else diags.error(d.loc, d.message);
+
+  // Two independent steps follow. The checks across entries only report (with the lints, errors or
+  // warnings by `legacy`); generating functions and grouping them does not depend on them. On a large
+  // file they run at the same time, the checks on another thread, which then frees the YAML tree. The
+  // generation's reports count only when the checks find no error, as in a sequential run.
+  std::vector<const NativeFunction*> parsedFunctions;  // listed now: the generation adds to `functions`
+  parsedFunctions.reserve(functions.size());
+  for (const auto& f : functions) parsedFunctions.push_back(f.get());
+  Diagnostics checkDiags;
+  auto check = [&] {
+    checkAcrossEntries(parsedFunctions, nodes, path, lints, checkDiags);
+    for (auto& d : lints) {
+      if (legacy) checkDiags.warning(d.loc, d.message + " (accepted in an older file that uses Dimname; torchgen 2.14.1 rejects it)");
+      else checkDiags.error(d.loc, d.message);
+    }
+  };
+  Diagnostics generateDiags;
+  std::optional<Operators> ops;
+  auto generate = [&] {
+    if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, generateDiags)) return;
+    Operators built(std::move(functions), indices.take(), validTags);
+    if (built.buildGroups(generateDiags)) ops = std::move(built);
+  };
+  if (entries.size() >= kParallelEntries) {
+    std::thread checker([&check, held = std::move(*doc)]() mutable {
+      check();
+      held = YamlNode();  // the tree is freed here, not on the generating thread
+    });
+    generate();
+    checker.join();
+  } else {
+    check();
+    if (checkDiags.errorCount() == 0) generate();
   }
-  if (diags.errorCount() > errorsBefore) return std::nullopt;
-  if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, diags)) return std::nullopt;
-  Operators ops(std::move(functions), indices.take(), validTags);
-  if (!ops.buildGroups(diags)) return std::nullopt;
+  diags.append(checkDiags);
+  if (checkDiags.errorCount() > 0) return std::nullopt;
+  diags.append(generateDiags);
   return ops;
 }
 
