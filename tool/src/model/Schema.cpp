@@ -62,11 +62,23 @@ Expected<std::pair<std::string, std::optional<Annotation>>> splitAnnotation(std:
   return R{"Tensor" + std::string(suffix), ann.take()};
 }
 
-std::string typeWithAnnotation(const Type& type, const std::optional<Annotation>& annotation) {
-  std::string t = type.str();
-  if (!annotation) return t;
+// The type with the annotation after each "Tensor" in it, at the end of `out`.
+void appendTypeWithAnnotation(std::string& out, const Type& type, const std::optional<Annotation>& annotation) {
+  if (!annotation) return type.appendTo(out);
   // Only Tensor, Tensor? and Tensor[] carry annotations (checked when parsing).
-  return support::replaceAll(t, "Tensor", "Tensor(" + annotation->str() + ")");
+  std::string annotated = "Tensor(";
+  annotation->appendTo(annotated);
+  annotated += ')';
+  out += support::replaceAll(type.str(), "Tensor", annotated);
+}
+
+// Does `value` print as `text`? (The parsers' round-trip checks, without a string per check.)
+template <class T>
+bool printsAs(const T& value, std::string_view text) {
+  thread_local std::string printed;
+  printed.clear();
+  value.appendTo(printed);
+  return printed == text;
 }
 
 Error withOffset(Error e, int base) {
@@ -205,13 +217,23 @@ const Type* Type::listLike() const {
 }
 
 std::string Type::str() const {
+  std::string s;
+  appendTo(s);
+  return s;
+}
+
+void Type::appendTo(std::string& out) const {
   switch (kind_) {
-    case Kind::Base: return std::string(baseTyName(base_));
-    case Kind::Optional: return elem_->str() + "?";
-    case Kind::List: return elem_->str() + "[" + (size_ && *size_ ? std::to_string(*size_) : "") + "]";
-    case Kind::CustomClass: return "__torch__.torch.classes." + className_;
+    case Kind::Base: out += baseTyName(base_); return;
+    case Kind::Optional: elem_->appendTo(out); out += '?'; return;
+    case Kind::List:
+      elem_->appendTo(out);
+      out += '[';
+      if (size_ && *size_) out += std::to_string(*size_);
+      out += ']';
+      return;
+    case Kind::CustomClass: out.append("__torch__.torch.classes.").append(className_); return;
   }
-  return {};
 }
 
 bool Type::operator==(const Type& o) const {
@@ -273,11 +295,24 @@ Expected<Annotation> Annotation::parse(std::string_view text) {
 }
 
 std::string Annotation::str() const {
-  std::vector<std::string> before(aliasSet.begin(), aliasSet.end());
-  std::string s = support::join(before, "|");
-  if (isWrite) s += "!";
-  if (!aliasSetAfter.empty()) s += " -> " + support::join(aliasSetAfter, "|");
+  std::string s;
+  appendTo(s);
   return s;
+}
+
+void Annotation::appendTo(std::string& out) const {
+  auto appendSet = [&out](const std::vector<std::string>& set) {
+    for (size_t i = 0; i < set.size(); ++i) {
+      if (i > 0) out += '|';
+      out += set[i];
+    }
+  };
+  appendSet(aliasSet);
+  if (isWrite) out += '!';
+  if (!aliasSetAfter.empty()) {
+    out += " -> ";
+    appendSet(aliasSetAfter);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,14 +340,24 @@ Expected<Argument> Argument::parse(std::string_view text) {
   Argument r{std::string(name), type.take(), std::move(def), std::move(split->second)};
   if (r.annotation && r.type.str() != "Tensor" && r.type.str() != "Tensor?" && r.type.str() != "Tensor[]")
     return makeError("annotation on non-Tensor type: '" + r.type.str() + "'");
-  if (r.str() != text) return makeError("argument '" + std::string(text) + "' does not round-trip (reads as '" + r.str() + "')");
+  if (!printsAs(r, text)) return makeError("argument '" + std::string(text) + "' does not round-trip (reads as '" + r.str() + "')");
   return r;
 }
 
 std::string Argument::str() const {
-  std::string s = typeWithAnnotation(type, annotation) + " " + name;
-  if (defaultValue && !defaultValue->empty()) s += "=" + *defaultValue;
+  std::string s;
+  appendTo(s);
   return s;
+}
+
+void Argument::appendTo(std::string& out) const {
+  appendTypeWithAnnotation(out, type, annotation);
+  out += ' ';
+  out += name;
+  if (defaultValue && !defaultValue->empty()) {
+    out += '=';
+    out += *defaultValue;
+  }
 }
 
 Expected<Return> Return::parse(std::string_view text) {
@@ -328,14 +373,22 @@ Expected<Return> Return::parse(std::string_view text) {
   auto type = Type::parse(split->first);
   if (!type) return type.error();
   Return r{std::move(name), type.take(), std::move(split->second)};
-  if (r.str() != text) return makeError("return '" + std::string(text) + "' does not round-trip (reads as '" + r.str() + "')");
+  if (!printsAs(r, text)) return makeError("return '" + std::string(text) + "' does not round-trip (reads as '" + r.str() + "')");
   return r;
 }
 
 std::string Return::str() const {
-  std::string s = typeWithAnnotation(type, annotation);
-  if (name) s += " " + *name;
+  std::string s;
+  appendTo(s);
   return s;
+}
+
+void Return::appendTo(std::string& out) const {
+  appendTypeWithAnnotation(out, type, annotation);
+  if (name) {
+    out += ' ';
+    out += *name;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -526,13 +579,42 @@ Arguments Arguments::withOutArgs(std::vector<Argument> outs) const {
 }
 
 std::string Arguments::str() const {
-  std::vector<std::string> parts;
-  for (const Argument* a : flatPositional()) parts.push_back(a->str());
-  auto kw = flatKwargOnly();
-  if (!kw.empty() || !out.empty()) parts.emplace_back("*");
-  for (const Argument* a : kw) parts.push_back(a->str());
-  for (const auto& a : out) parts.push_back(a.str());
-  return support::join(parts, ", ");
+  std::string s;
+  appendTo(s);
+  return s;
+}
+
+void Arguments::appendTo(std::string& s) const {
+  bool first = true;
+  auto separate = [&] {
+    if (!first) s += ", ";
+    first = false;
+  };
+  auto appendAll = [&](const std::vector<Argument>& args) {
+    for (const Argument& a : args) {
+      separate();
+      a.appendTo(s);
+    }
+  };
+  // flatPositional(), then "*" and flatKwargOnly() and the out arguments when there are any.
+  appendAll(preSelfPositional);
+  if (selfArg) {
+    separate();
+    selfArg->appendTo(s);
+  }
+  appendAll(postSelfPositional);
+  if (preTensorOptionsKwargOnly.empty() && !tensorOptions && postTensorOptionsKwargOnly.empty() && out.empty()) return;
+  separate();
+  s += '*';
+  appendAll(preTensorOptionsKwargOnly);
+  if (tensorOptions) {
+    for (const Argument* a : tensorOptions->all()) {
+      separate();
+      a->appendTo(s);
+    }
+  }
+  appendAll(postTensorOptionsKwargOnly);
+  appendAll(out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,6 +700,11 @@ Expected<OperatorName> OperatorName::parse(std::string_view text) {
 
 std::string OperatorName::str() const { return joined('.'); }
 
+void OperatorName::appendTo(std::string& out) const {
+  name.appendTo(out);
+  if (!overloadName.empty()) out.append(1, '.').append(overloadName);
+}
+
 std::string OperatorName::unambiguousName() const { return joined('_'); }
 
 std::string OperatorName::joined(char separator) const {
@@ -697,7 +784,7 @@ Expected<FunctionSchema> FunctionSchema::parse(std::string_view text) {
   auto rets = parseReturns(parts->returns);
   if (!rets) return withOffset(rets.error(), parts->returnsOffset);
   FunctionSchema r{name.take(), args.take(), rets.take()};
-  if (r.str() != text) return makeError("schema does not round-trip: reads back as '" + r.str() + "'", 0);
+  if (!printsAs(r, text)) return makeError("schema does not round-trip: reads back as '" + r.str() + "'", 0);
   if (auto problem = r.validate()) return makeError(*problem, 0);
   return r;
 }
@@ -758,15 +845,23 @@ std::optional<std::string> FunctionSchema::validate() const {
 }
 
 std::string FunctionSchema::str() const {
-  std::string rets;
-  if (returns.size() == 1) {
-    rets = returns[0].str();
-  } else {
-    std::vector<std::string> parts;
-    for (const auto& r : returns) parts.push_back(r.str());
-    rets = "(" + support::join(parts, ", ") + ")";
+  std::string s;
+  appendTo(s);
+  return s;
+}
+
+void FunctionSchema::appendTo(std::string& out) const {
+  name.appendTo(out);
+  out += '(';
+  arguments.appendTo(out);
+  out += ") -> ";
+  if (returns.size() == 1) return returns[0].appendTo(out);
+  out += '(';
+  for (size_t i = 0; i < returns.size(); ++i) {
+    if (i > 0) out += ", ";
+    returns[i].appendTo(out);
   }
-  return name.str() + "(" + arguments.str() + ") -> " + rets;
+  out += ')';
 }
 
 SchemaKind FunctionSchema::kind() const {

@@ -61,6 +61,7 @@ class Type {
   const Type* listLike() const;
 
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const Type& o) const;
 
  private:
@@ -81,6 +82,7 @@ struct Annotation {
 
   static Expected<Annotation> parse(std::string_view text);
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const Annotation&) const = default;
 };
 
@@ -93,6 +95,7 @@ struct Argument {
   static Expected<Argument> parse(std::string_view text);
   bool isWrite() const { return annotation && annotation->isWrite; }
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const Argument&) const = default;
 };
 
@@ -104,6 +107,7 @@ struct Return {
   static Expected<Return> parse(std::string_view text);
   bool isWrite() const { return annotation && annotation->isWrite; }
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const Return&) const = default;
 };
 
@@ -144,6 +148,7 @@ struct Arguments {
   Arguments withOutArgs(std::vector<Argument> outs) const;
 
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   bool operator==(const Arguments&) const = default;
 };
 
@@ -171,6 +176,7 @@ struct OperatorName {
 
   static Expected<OperatorName> parse(std::string_view text);
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   // "op" or "op_overload": the name used for per-operator structs.
   std::string unambiguousName() const;
   OperatorName removeInplace() const;
@@ -199,6 +205,7 @@ class FunctionSchema {
   std::optional<std::string> validate() const;
 
   std::string str() const;
+  void appendTo(std::string& out) const;  // str() at the end of `out`
   SchemaKind kind() const;
   bool isOutFn() const { return !arguments.out.empty(); }
   bool isFunctionalFn() const;
