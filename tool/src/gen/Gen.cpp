@@ -390,6 +390,9 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
   load.nativeFunctionsPath = osPathJoin(options.sourcePath, "native/native_functions.yaml");
   load.tagsPath = osPathJoin(options.sourcePath, "native/tags.yaml");
   load.ignoreKeys = keys.ignoreKeys;
+  // While the loader checks, generates and groups functions, a core is free: it makes the C++ API
+  // entries of the parsed functions, which the headers need later (every function's).
+  load.alongside = [&callApi = state->callApi](const model::NativeFunction& f) { callApi.get(f); };
   ops = loadModel(load, diags);
   if (!ops) return false;
   step("load");

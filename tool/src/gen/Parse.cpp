@@ -66,6 +66,7 @@ std::optional<model::Operators> loadModel(const ParseOptions& options, support::
   loadOptions.skipNativeFunctionsGen = options.skipNativeFunctionsGen;
   loadOptions.ignoreKeys = options.ignoreKeys;
   loadOptions.defaultKernelNamespace = options.defaultKernelNamespace;
+  loadOptions.alongside = options.alongside;
   return model::loadNativeFunctions(options.nativeFunctionsPath, *text, tags, loadOptions, diags);
 }
 

@@ -1,6 +1,7 @@
 // `opgen parse`: load a native_functions.yaml (and its tags.yaml) and describe the model as JSON.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,8 @@ struct ParseOptions {
   std::set<model::DispatchKey> ignoreKeys;
   // Namespace of kernels named without one (model::LoadOptions::defaultKernelNamespace).
   std::string defaultKernelNamespace = "at";
+  // model::LoadOptions::alongside.
+  std::function<void(const model::NativeFunction&)> alongside;
 };
 
 // Reads the inputs and builds the model; nullopt (with diagnostics) on any error.

@@ -1,6 +1,7 @@
 #include "model/Loader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <map>
 #include <memory>
@@ -666,10 +667,56 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     at = end + 1;
   }
   std::vector<ParsedEntry> parsed = parseEntries(entries, path, lines, validTags, options);
+  std::vector<const NativeFunction*> parsedFunctions;  // listed now: the generation adds to `functions`
+  parsedFunctions.reserve(parsed.size());
+  for (const ParsedEntry& p : parsed)
+    if (p.function) parsedFunctions.push_back(p.function.get());
+
+  // The steps that follow, and what runs beside them on a large file:
+  //   this thread:   collect the entries | generate and group functions
+  //   another one:   visit (alongside)   | check across entries, free the YAML tree, visit
+  // The checks only report (with the lints, errors or warnings by `legacy`), and the generation
+  // does not depend on them; its reports count only when the checks find no error, as in a
+  // sequential run. Visiting stops when this thread is done.
+  enum Stage : int { Collecting, Collected, CollectFailed, Generated };
+  std::atomic<int> stage{Collecting};
   std::vector<std::unique_ptr<const NativeFunction>> functions;
   std::vector<const YamlNode*> nodes;
   BackendIndices indices;
   std::vector<support::Diagnostic> lints;
+  bool legacy = false;
+  Diagnostics checkDiags;
+  auto check = [&] {
+    checkAcrossEntries(parsedFunctions, nodes, path, lints, checkDiags);
+    for (auto& d : lints) {
+      if (legacy) checkDiags.warning(d.loc, d.message + " (accepted in an older file that uses Dimname; torchgen 2.14.1 rejects it)");
+      else checkDiags.error(d.loc, d.message);
+    }
+  };
+  std::thread side;
+  if (entries.size() >= kParallelEntries) {
+    side = std::thread([&] {
+      size_t visited = 0;
+      auto visitUntil = [&](int until) {
+        if (!options.alongside) return;
+        while (visited < parsedFunctions.size() && stage.load(std::memory_order_acquire) < until)
+          options.alongside(*parsedFunctions[visited++]);
+      };
+      visitUntil(Collected);
+      stage.wait(Collecting, std::memory_order_acquire);
+      if (stage.load(std::memory_order_acquire) == CollectFailed) return;
+      check();
+      doc.reset();  // the tree is freed here, not on the generating thread
+      visitUntil(Generated);
+    });
+  }
+  // Stops the side thread (if any) at `to`, and waits for it.
+  auto finish = [&](Stage to) {
+    stage.store(to, std::memory_order_release);
+    stage.notify_one();
+    if (side.joinable()) side.join();
+  };
+
   bool usesDimname = false;
   for (size_t i = 0; i < entries.size(); ++i) {
     ParsedEntry& p = parsed[i];
@@ -686,25 +733,12 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     nodes.push_back(&entry);
     functions.push_back(std::move(f));
   }
-  if (diags.errorCount() > errorsBefore) return std::nullopt;
-  const bool legacy = options.edition == LoadOptions::Edition::Legacy ||
-                      (options.edition == LoadOptions::Edition::Auto && usesDimname);
-
-  // Two independent steps follow. The checks across entries only report (with the lints, errors or
-  // warnings by `legacy`); generating functions and grouping them does not depend on them. On a large
-  // file they run at the same time, the checks on another thread, which then frees the YAML tree. The
-  // generation's reports count only when the checks find no error, as in a sequential run.
-  std::vector<const NativeFunction*> parsedFunctions;  // listed now: the generation adds to `functions`
-  parsedFunctions.reserve(functions.size());
-  for (const auto& f : functions) parsedFunctions.push_back(f.get());
-  Diagnostics checkDiags;
-  auto check = [&] {
-    checkAcrossEntries(parsedFunctions, nodes, path, lints, checkDiags);
-    for (auto& d : lints) {
-      if (legacy) checkDiags.warning(d.loc, d.message + " (accepted in an older file that uses Dimname; torchgen 2.14.1 rejects it)");
-      else checkDiags.error(d.loc, d.message);
-    }
-  };
+  if (diags.errorCount() > errorsBefore) {
+    finish(CollectFailed);
+    return std::nullopt;
+  }
+  legacy = options.edition == LoadOptions::Edition::Legacy ||
+           (options.edition == LoadOptions::Edition::Auto && usesDimname);
   Diagnostics generateDiags;
   std::optional<Operators> ops;
   auto generate = [&] {
@@ -712,13 +746,11 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     Operators built(std::move(functions), indices.take(), validTags);
     if (built.buildGroups(generateDiags)) ops = std::move(built);
   };
-  if (entries.size() >= kParallelEntries) {
-    std::thread checker([&check, held = std::move(*doc)]() mutable {
-      check();
-      held = YamlNode();  // the tree is freed here, not on the generating thread
-    });
+  if (side.joinable()) {
+    stage.store(Collected, std::memory_order_release);
+    stage.notify_one();
     generate();
-    checker.join();
+    finish(Generated);
   } else {
     check();
     if (checkDiags.errorCount() == 0) generate();

@@ -2,6 +2,7 @@
 // checks. Every problem is reported as "FILE:LINE:COL: error: ..." naming the entry.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,10 @@ struct LoadOptions {
   // The namespace of kernels named without one (`CPU: my_kernel`), declared in NS::native:: —
   // torchgen's "at"; empty: the operator's own namespace (operator libraries: vision::native).
   std::string defaultKernelNamespace = "at";
+  // Work that only reads a parsed function (warming a caller's caches), called on another thread
+  // for the parsed functions in file order while the loader checks, generates and groups them, and
+  // only until it is done: some functions, or none, may be left out. Large files only.
+  std::function<void(const NativeFunction&)> alongside;
 };
 
 // The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).
