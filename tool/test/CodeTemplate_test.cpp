@@ -162,8 +162,9 @@ TEST(CodeTemplate, BlockItemFindsBreaksAndTrailingBlanksAnywhere) {
       expected[at] = '\n';
       const std::string where = "size " + std::to_string(size) + " at " + std::to_string(at);
       EXPECT_EQ(render("$x", TemplateEnv().set("x", List{broken})), expected) << where;
-      if (at > 0)
+      if (at > 0) {
         EXPECT_EQ(render("  $x", TemplateEnv().set("x", List{broken})), "  " + expected.insert(at + 1, "  ")) << where;
+      }
       if (at + 2 >= size) continue;
       std::string spaced = item;  // "a..a \na..a": the blank is stripped
       spaced[at] = ' ';
@@ -171,6 +172,23 @@ TEST(CodeTemplate, BlockItemFindsBreaksAndTrailingBlanksAnywhere) {
       std::string stripped = spaced;
       stripped.erase(at, 1);
       EXPECT_EQ(render("$x", TemplateEnv().set("x", List{spaced})), stripped) << where;
+    }
+  }
+}
+
+// A borrowed list (views of strings kept elsewhere) renders as the owned list of the same strings,
+// inline and as a block, at any indentation, whatever its items hold.
+TEST(CodeTemplate, BorrowedListRendersAsOwnedList) {
+  const List items = {"a", "two\nlines", "", "trailing  \n", "tab\there", "form\ffeed", "x  ", "last\n"};
+  const std::vector<std::string> templates = {"$xs", "  $xs\n", "\t$xs", "f(${xs})", "f(${,xs})", "f(${xs,}y)",
+                                              "a\n  $xs\nb\n", "\f $xs"};
+  for (size_t n = 0; n <= items.size(); ++n) {
+    const List owned(items.begin(), items.begin() + n);
+    const std::vector<std::string_view> views(owned.begin(), owned.end());
+    for (const std::string& t : templates) {
+      const std::string expected = render(t, TemplateEnv().set("xs", owned));
+      EXPECT_EQ(render(t, TemplateEnv().set("xs", TemplateValue::borrowedList(views))), expected)
+          << "template '" << t << "' with " << n << " items";
     }
   }
 }

@@ -273,20 +273,15 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
     Lists lists;
   };
   std::vector<Shard> shards;
-  shards.push_back({"Everything", oneShard ? Lists() : initial});
+  shards.push_back({"Everything", Lists()});  // with several shards, its lists borrow theirs
   for (int i = 0; i < spec.numShards; ++i) shards.push_back({std::string("_").append(std::to_string(i)), initial});
-  auto append = [](Shard& shard, const dest::ShardEnv& additions) {
-    for (const auto& [name, items] : additions) {
-      std::vector<std::string>& list = shard.lists[name];
-      list.insert(list.end(), items.begin(), items.end());
-    }
+  // With several shards, where Everything's items are: each sharded key's items in order, as
+  // (shard, index in its list) after the base environment's items.
+  struct ItemRef {
+    size_t shard;
+    size_t index;
   };
-  auto moveAppend = [](Shard& shard, dest::ShardEnv& additions) {
-    for (auto& [name, items] : additions) {
-      std::vector<std::string>& list = shard.lists[name];
-      list.insert(list.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
-    }
-  };
+  std::map<std::string, std::vector<ItemRef>> everythingItems;
   if (!dryRun_) {  // a dry run renders nothing, so the environments are not needed
     for (std::size_t i = 0; i < itemCount; ++i) {
       dest::ShardEnv additions = env(i);
@@ -296,9 +291,15 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
           return;
         }
       }
-      const int shard = spec.numShards > 1 ? support::shardOf(key(i), spec.numShards) : 0;
-      if (!oneShard) append(shards[0], additions);
-      moveAppend(shards[1 + shard], additions);
+      const size_t shard = 1 + (spec.numShards > 1 ? support::shardOf(key(i), spec.numShards) : 0);
+      for (auto& [name, items] : additions) {
+        std::vector<std::string>& list = shards[shard].lists[name];
+        if (!oneShard) {
+          std::vector<ItemRef>& refs = everythingItems[name];
+          for (size_t k = 0; k < items.size(); ++k) refs.push_back({shard, list.size() + k});
+        }
+        list.insert(list.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+      }
     }
   }
   // torchgen: {"shard_id": ID}, updated with the base environment, then the sharded lists (moved
@@ -309,6 +310,24 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
     for (const auto& [name, value] : spec.baseEnv)
       if (!spec.shardedKeys.count(name)) e.set(name, value);
     for (auto& [name, items] : lists) e.set(name, copyLists ? items : std::move(items));
+    return e;
+  };
+  // Everything of several shards: the same, with lists of the base environment's items and then
+  // every item, borrowed (the shards' lists are rendered after it).
+  auto everythingEnv = [&] {
+    support::TemplateEnv e;
+    e.set("shard_id", "Everything");
+    for (const auto& [name, value] : spec.baseEnv)
+      if (!spec.shardedKeys.count(name)) e.set(name, value);
+    for (const auto& [name, base] : initial) {
+      std::vector<std::string_view> views(base.begin(), base.end());
+      auto refs = everythingItems.find(name);
+      if (refs != everythingItems.end()) {
+        views.reserve(views.size() + refs->second.size());
+        for (const ItemRef& r : refs->second) views.emplace_back(shards[r.shard].lists[name][r.index]);
+      }
+      e.set(name, support::TemplateValue::borrowedList(std::move(views)));
+    }
     return e;
   };
   const std::string stem(pathStem(spec.filename));
@@ -323,9 +342,10 @@ void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,
       store(filename, *everythingText);
       continue;
     }
-    if (!oneShard || &shard != &shards[0]) {
-      if (const std::string* text = renderToBuffer(spec.templateName, shardEnv(shard.id, shard.lists, false)))
-        store(filename, *text);
+    const bool everything = &shard == &shards[0];
+    if (!everything || !oneShard) {
+      support::TemplateEnv e = everything ? everythingEnv() : shardEnv(shard.id, shard.lists, false);
+      if (const std::string* text = renderToBuffer(spec.templateName, std::move(e))) store(filename, *text);
       continue;
     }
     // Everything of one shard, from _0's lists. When the rendering fails, _0's fails alike (whether a

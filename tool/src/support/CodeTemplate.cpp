@@ -127,10 +127,11 @@ void forEachLine(std::string_view s, Fn&& fn) {
 // line break character such as '\f' (Python splits there again).
 // torchgen's block substitution: textwrap.indent every line of every item, split the result into
 // lines again, right-strip each, right-strip the whole.
-void appendBlockGeneral(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
+template <class Items>  // a vector of std::string or std::string_view
+void appendBlockGeneral(std::string& out, std::string_view indent, const Items& items) {
   std::string indented;
   bool first = true;
-  for (const std::string& item : items) {
+  for (std::string_view item : items) {
     forEachLine(item, [&](std::string_view line) {
       if (!first) indented += '\n';
       first = false;
@@ -230,13 +231,14 @@ void forEachPlainLine(std::string_view s, Fn&& fn) {
   }
 }
 
-void appendBlock(std::string& out, std::string_view indent, const std::vector<std::string>& items) {
+template <class Items>  // a vector of std::string or std::string_view
+void appendBlock(std::string& out, std::string_view indent, const Items& items) {
   // An indentation of other whitespace (\f, \x1c, ...) can itself break lines in Python: take the
   // general path. With spaces and tabs only, one pass gives the same text without the copy.
   if (indent.find_first_not_of(" \t") != std::string_view::npos) return appendBlockGeneral(out, indent, items);
   const size_t start = out.size();
   size_t bytes = 0;
-  for (const std::string& item : items) bytes += item.size() + indent.size() + 1;
+  for (std::string_view item : items) bytes += item.size() + indent.size() + 1;
   out.reserve(start + bytes);
   bool first = true;
   auto appendLine = [&](std::string_view kept) {
@@ -246,7 +248,7 @@ void appendBlock(std::string& out, std::string_view indent, const std::vector<st
     out += indent;
     out += kept;
   };
-  for (const std::string& item : items) {
+  for (std::string_view item : items) {
     const TextShape shape = shapeOf(item, /*findTrailing=*/indent.empty());
     if (!shape.plain) {
       forEachLine(item, [&](std::string_view line) { appendLine(rstripped(line)); });
@@ -256,18 +258,14 @@ void appendBlock(std::string& out, std::string_view indent, const std::vector<st
       // Every line stays as it is: the item's lines joined by '\n' are the item without its last '\n'.
       if (!first) out += '\n';
       first = false;
-      out.append(item, 0, item.size() - (item.back() == '\n' ? 1 : 0));
+      out.append(item.data(), item.size() - (item.back() == '\n' ? 1 : 0));
     }
   }
   out.resize(start + rstripped(std::string_view(out).substr(start)).size());
 }
 
-void appendInline(std::string& out, const TemplateValue& value, bool commaBefore, bool commaAfter) {
-  const std::vector<std::string>& items = value.items();
-  if (!value.isList()) {
-    out += items.front();
-    return;
-  }
+template <class Items>  // a vector of std::string or std::string_view
+void appendInlineList(std::string& out, const Items& items, bool commaBefore, bool commaAfter) {
   if (items.empty()) return;
   if (commaBefore) out += ", ";
   for (size_t i = 0; i < items.size(); ++i) {
@@ -442,9 +440,14 @@ bool CodeTemplate::substituteInto(std::string& out, const TemplateEnv& env, Diag
       continue;
     }
     if (seg.kind == Kind::Block) {
-      appendBlock(out, seg.text, value->items());
+      if (value->isBorrowed()) appendBlock(out, seg.text, value->borrowed());
+      else appendBlock(out, seg.text, value->items());
+    } else if (!value->isList()) {
+      out += value->items().front();
+    } else if (value->isBorrowed()) {
+      appendInlineList(out, value->borrowed(), seg.commaBefore, seg.commaAfter);
     } else {
-      appendInline(out, *value, seg.commaBefore, seg.commaAfter);
+      appendInlineList(out, value->items(), seg.commaBefore, seg.commaAfter);
     }
   }
   if (!missing.empty()) {

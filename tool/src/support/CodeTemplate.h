@@ -35,14 +35,27 @@ class TemplateValue {
  public:
   explicit TemplateValue(std::string s) : items_{std::move(s)} {}
   explicit TemplateValue(std::vector<std::string> items) : items_(std::move(items)), isList_(true) {}
+  // A list of strings owned elsewhere, which must outlive every rendering with this value (the
+  // text of a file that concatenates lists kept for other files, without copying them).
+  static TemplateValue borrowedList(std::vector<std::string_view> items) {
+    TemplateValue v{std::vector<std::string>()};
+    v.borrowed_ = std::move(items);
+    v.isBorrowed_ = true;
+    return v;
+  }
 
   bool isList() const { return isList_; }
-  // The list's elements; a string is its only element.
+  bool isBorrowed() const { return isBorrowed_; }
+  // The list's elements; a string is its only element. Not of a borrowed list (see borrowed()).
   const std::vector<std::string>& items() const { return items_; }
+  // A borrowed list's elements.
+  const std::vector<std::string_view>& borrowed() const { return borrowed_; }
 
  private:
   std::vector<std::string> items_;
+  std::vector<std::string_view> borrowed_;
   bool isList_ = false;
+  bool isBorrowed_ = false;
 };
 
 // The variables of one rendering. Setting a name again replaces its value.
