@@ -11,7 +11,8 @@
 namespace opgen::dest {
 
 // The whole file for these functions, in their order (each must pass api::cpp::checkSupported).
-std::string declarationsYaml(const std::vector<const model::NativeFunction*>& functions);
+// `storage`: an empty string whose memory the text may use.
+std::string declarationsYaml(const std::vector<const model::NativeFunction*>& functions, std::string storage = {});
 
 // Declarations.yaml (--generate declarations_yaml), in the main install directory; nothing, with
 // errors, when a function has no C++ API (torchgen fails too).

@@ -33,6 +33,9 @@ using EnvFn = std::function<support::TemplateEnv()>;
 // Computes a whole file's text (torchgen's env_callable returning a str: no template, no
 // generated_comment, no post-processing).
 using TextFn = std::function<std::string()>;
+// The same, made in `storage`: an empty string whose memory (a buffer kept for large files) the
+// text may reuse, given back as the result.
+using TextInFn = std::function<std::string(std::string storage)>;
 // The sharded variables one item contributes (every key must be declared in Sharded::shardedKeys).
 using ShardEnv = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
@@ -57,6 +60,10 @@ class Writer {
   virtual void writeWithTemplate(std::string_view filename, std::string_view templateName, const EnvFn& env) = 0;
   // Writes text computed in code.
   virtual void writeText(std::string_view filename, const TextFn& text) = 0;
+  // The same for a large text, which a writer may let reuse the memory of earlier files.
+  virtual void writeTextIn(std::string_view filename, const TextInFn& text) {
+    writeText(filename, [&text] { return text(std::string()); });
+  }
   // torchgen's substitute_with_template: TEMPLATE_DIR/templateName rendered into a string (the
   // same defaults and post-processing as a written file); nullopt after reporting an error.
   virtual std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) = 0;

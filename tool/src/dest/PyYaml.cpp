@@ -397,7 +397,10 @@ constexpr int kBestIndent = 2;
 constexpr std::string_view kBreakThenSpaces = "\n                                ";
 constexpr int kMaxFastIndent = static_cast<int>(kBreakThenSpaces.size()) - 1;
 
-Emitter::Emitter(size_t sizeHint) { out_.reserve(sizeHint); }
+Emitter::Emitter(size_t sizeHint, std::string storage) : out_(std::move(storage)) {
+  out_.clear();
+  out_.reserve(sizeHint);
+}
 
 void Emitter::grow(size_t n) {
   // std::string has no uninitialized resize (before C++23): the room is zero-filled, a kilobyte at a

@@ -89,7 +89,8 @@ class Word {
 class Emitter {
  public:
   // `sizeHint`: the document's expected size in bytes, reserved at once (a longer one grows by doubling).
-  explicit Emitter(size_t sizeHint = size_t{1} << 16);
+  // `storage`: a string whose memory the document reuses (its text is dropped).
+  explicit Emitter(size_t sizeHint = size_t{1} << 16, std::string storage = {});
 
   void scalar(const Scalar& s);
   void str(std::string_view s);

@@ -214,12 +214,12 @@ std::optional<std::string> vmapPlumbing(const model::NativeFunction& f) {
 }
 
 void emitVmapGeneratedPlumbing(const EmitContext& ctx, const Writers& out) {
-  out.cpu.writeText("VmapGeneratedPlumbing.h", [&] {
+  out.cpu.writeTextIn("VmapGeneratedPlumbing.h", [&](std::string text) {
     // The plumbings are appended where kFile's $body$ is (the file is megabytes: filling kFile
     // with them would copy them once more).
     constexpr std::string_view kBody = "$body$";
     const std::size_t at = kFile.find(kBody);
-    std::string text(kFile.substr(0, at));
+    text.assign(kFile.substr(0, at));
     const std::size_t bodyStart = text.size();
     for (const model::NativeFunction* f : ctx.ops.functions()) {
       const std::size_t size = text.size();

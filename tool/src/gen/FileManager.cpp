@@ -213,8 +213,19 @@ std::optional<std::string> FileManager::render(std::string_view templateName, su
   return *text;
 }
 
-const std::string* FileManager::renderToBuffer(std::string_view templateName, support::TemplateEnv env) {
+namespace {
+
+// The calling thread's buffer for files: its memory, once grown to the largest file the thread has
+// written, is reused by the next ones (rather than a fresh string touching new pages each time).
+std::string& threadBuffer() {
   thread_local std::string buffer;
+  return buffer;
+}
+
+}  // namespace
+
+const std::string* FileManager::renderToBuffer(std::string_view templateName, support::TemplateEnv env) {
+  std::string& buffer = threadBuffer();
   const NamedTemplate& named = templateNamed(templateName);
   if (!env.contains("generated_comment")) env.set("generated_comment", named.generatedComment);
   const support::CodeTemplate* tmpl = named.tmpl;
@@ -248,6 +259,14 @@ void FileManager::writeWithTemplate(std::string_view filename, std::string_view 
 void FileManager::writeText(std::string_view filename, const dest::TextFn& text) {
   if (!record(filename) || dryRun_) return;
   store(filename, text());
+}
+
+void FileManager::writeTextIn(std::string_view filename, const dest::TextInFn& text) {
+  if (!record(filename) || dryRun_) return;
+  std::string& buffer = threadBuffer();
+  buffer.clear();  // keeps its capacity
+  buffer = text(std::move(buffer));
+  store(filename, buffer);
 }
 
 void FileManager::writeSharded(const dest::Sharded& spec, std::size_t itemCount,

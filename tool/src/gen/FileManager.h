@@ -123,6 +123,7 @@ class FileManager final : public dest::Writer {
   void write(std::string_view filename, const dest::EnvFn& env) override;
   void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override;
   void writeText(std::string_view filename, const dest::TextFn& text) override;
+  void writeTextIn(std::string_view filename, const dest::TextInFn& text) override;
   std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) override {
     return render(templateName, std::move(env));
   }
