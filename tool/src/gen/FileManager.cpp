@@ -218,7 +218,13 @@ namespace {
 // The calling thread's buffer for files: its memory, once grown to the largest file the thread has
 // written, is reused by the next ones (rather than a fresh string touching new pages each time).
 std::string& threadBuffer() {
-  thread_local std::string buffer;
+  thread_local std::string buffer = [] {
+    // Reserved, not touched: pages are faulted in only as far as files reach, and large files do
+    // not copy the text as the buffer grows (nor touch a block of each size on the way).
+    std::string b;
+    b.reserve(size_t{8} << 20);
+    return b;
+  }();
   return buffer;
 }
 
