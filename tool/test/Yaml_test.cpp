@@ -193,7 +193,9 @@ TEST(Yaml, AgreesWithYamlCppOnTheTestData) {
     const std::optional<YamlNode> ours = parseQuietly(text), theirs = parseWithYamlCpp(text);
     ++files;
     ASSERT_EQ(ours.has_value(), theirs.has_value()) << entry.path() << ": only one parser accepts it";
-    if (ours) EXPECT_TRUE(sameTree(*ours, *theirs)) << entry.path() << "\nours:\n" << dump(ours) << "yaml-cpp's:\n" << dump(theirs);
+    if (ours) {
+      EXPECT_TRUE(sameTree(*ours, *theirs)) << entry.path() << "\nours:\n" << dump(ours) << "yaml-cpp's:\n" << dump(theirs);
+    }
   }
   EXPECT_GT(files, 5);
 }
@@ -204,6 +206,102 @@ TEST(Yaml, AgreesWithYamlCppOnPyTorchsOperatorFiles) {
   expectSameTree(opgen::test::readFile(ref.atenNativeFunctions()), ref.atenNativeFunctions().string());
   const fs::path tags = ref.atenNativeFunctions().parent_path() / "tags.yaml";
   expectSameTree(opgen::test::readFile(tags), tags.string());
+}
+
+// --- The subset reader ----------------------------------------------------------------------
+
+// Where the subset reader takes `text`, its tree is libyaml's, exactly (null nodes' positions too).
+// Returns whether it took it.
+bool subsetAgreesWithLibyaml(std::string_view text, const std::string& what, int firstLine = 0) {
+  const std::optional<YamlNode> subset = detail::readSubset(text, firstLine);
+  if (!subset) return false;
+  std::optional<YamlNode> libyaml = detail::readWithLibyaml(std::string(firstLine, '\n') + std::string(text));
+  EXPECT_TRUE(libyaml.has_value()) << what << ": the subset reader takes what libyaml rejects";
+  EXPECT_EQ(subset, libyaml) << what << "\nsubset:\n" << dump(subset) << "libyaml's:\n" << dump(libyaml);
+  return true;
+}
+
+// Texts inside the subset, with every construct it takes; and texts just outside it, which it
+// must decline (libyaml reads them differently, or not at all).
+TEST(YamlSubset, ReadsItsSubsetAsLibyamlDoes) {
+  const char* inside[] = {
+      "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+      "  variants: function, method\n"
+      "  dispatch:\n"
+      "    CPU, CUDA: add_out   # trailing comment\n"
+      "    SparseCPU: add_sparse\n"
+      "  tags: [core, pointwise]\n",
+      "# leading comment\n\n- func: a() -> ()\n  structured: True\n  device_check: NoCheck\n\n# between\n"
+      "- func: b(int x=-1) -> int\n",
+      "- func: f(str s=\"valid\") -> Tensor\n  cpp_no_default_args: ['dim', 'it''s']\n  autogen: f.out, g.out\n",
+      "- func: cat()\n  precomputed:\n  - dim -> int dim, int valid\n  - x -> bool y\n  dispatch:\n    CPU: cat_out\n",
+      "- func: x\n  dispatch: {}\n  tags: []\n  python_module: nn\n  category_override: ''\n",
+      "- func: x\n  dispatch: # why\n    # a comment inside\n    CPU: k\n  ufunc_inner_loop:\n    Generic: add (AllAndComplex, Half)\n",
+      "- func: x\n  structured_delegate: y.out\n  a: null\n  c: 'null'\n  d: \"x y\"\n  e: 1.5\n  f: 0x1F\n",
+      "- func: x\n  cpp_no_default_args: [\"unbiased\", 'a', b]\n",
+      "-   func: wide\n    variants: method\n- func: narrow\n",
+      "- func: x\n  tags: [ a ,b, 'c d' ]  # spaced\n  k: v # c\n  l: v#not a comment\n",
+      "- func: x\n  k: a:b::c\n  m: (x) -> y [z] {w} \"q\" 'r' %s @t `u` !v &w *x |y >z\n",
+      "- func: last line without a break",
+  };
+  for (const char* text : inside) {
+    EXPECT_TRUE(subsetAgreesWithLibyaml(text, text)) << "declined:\n" << text;
+    EXPECT_TRUE(subsetAgreesWithLibyaml(text, text, 7)) << "declined:\n" << text;
+  }
+  const char* outside[] = {
+      "",                                            // empty
+      "a: b\n",                                      // a mapping
+      "- a\n",                                       // an item that is not a mapping
+      "-\n  func: x\n",                              // the mapping below the dash
+      "- func: x\n  variants:\n",                    // an empty value (null)
+      "- func: x\n  dispatch:\n    - CPU\n",         // a sequence under a key
+      "- func: a\n    continued\n",                  // a multi-line plain scalar
+      "- func: a\n   k: v\n",                        // a key at another column
+      "- func: a: b\n",                              // a mapping value inside a scalar
+      "- func: x\n  k: 'open\n  quote'\n",           // a quoted scalar over lines
+      "- func: x\n  k: \"a\\tb\"\n",                 // an escape
+      "- func: x\n  k: [a, [b]]\n",                  // nested flow
+      "- func: x\n  k: {a: b}\n",                    // a flow mapping
+      "- func: x\n  k: [a,\n    b]\n",               // flow over lines
+      "- func: x\n  k: &anchor v\n",                 // an anchor
+      "- func: x\n  k: |\n    text\n",               // a block scalar
+      "- func: x\n  k: -1\n",                        // a value starting with an indicator
+      "- func: x\n  k: ~\n",                         // (or with '~')
+      "- func: x\n  k: [\"a\\\"b\"]\n",                // an escape in a flow sequence
+      "- func: x\n  k:v\n",                          // no space after the colon
+      "- func: x\n  k : v\n",                        // a space before the colon
+      "- func: x\n\tk: v\n",                         // a tab
+      "- func: x\r\n",                               // a carriage return
+      "- func: caf\xc3\xa9\n",                        // 8-bit text
+      "---\n- func: x\n",                            // a document marker
+      "- func: x\n  null: v\n",                      // a null key
+      "- func: x\n  k: 'a'b\n",                      // text after a quoted scalar
+      "- func: x\n  k: v\n  - y\n",                  // an item at a mapping's column
+  };
+  for (const char* text : outside) EXPECT_FALSE(detail::readSubset(text).has_value()) << "taken:\n" << text;
+}
+
+// parseYaml reads PyTorch's operator files with the subset reader, to libyaml's tree.
+TEST(YamlSubset, TakesPyTorchsOperatorFiles) {
+  std::vector<fs::path> files;
+  const auto& ref = opgen::test::reference();
+  if (ref.available) files.push_back(ref.atenNativeFunctions());
+#ifdef OPGEN_TORCH_LEGACY_YAML
+  if (fs::exists(OPGEN_TORCH_LEGACY_YAML)) files.emplace_back(OPGEN_TORCH_LEGACY_YAML);
+#endif
+  if (files.empty()) GTEST_SKIP() << "no native_functions.yaml here: " << ref.problem;
+  for (const fs::path& file : files) {
+    const std::string text = opgen::test::readFile(file);
+    EXPECT_TRUE(subsetAgreesWithLibyaml(text, file.string())) << file << ": declined";
+  }
+}
+
+// Whatever the subset reader takes among the test data, it reads as libyaml does.
+TEST(YamlSubset, AgreesWithLibyamlOnTheTestData) {
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(OPGEN_TEST_DATA))) {
+    if (entry.path().extension() != ".yaml") continue;
+    subsetAgreesWithLibyaml(opgen::test::readFile(entry.path()), entry.path().string());
+  }
 }
 
 }  // namespace
