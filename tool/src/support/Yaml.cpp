@@ -259,11 +259,14 @@ ScalarKind scalarKind(const YamlNode& node) {
   static const std::regex floatRe(
       "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?|"
       "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)");
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return ScalarKind::Null;
-  static const char* const bools[] = {"yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
-                                      "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
-  for (const char* b : bools)
-    if (s == b) return ScalarKind::Bool;
+  if (s.size() <= 4 && (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")) return ScalarKind::Null;
+  // The bools are 2 to 5 letters long and start with one of these: most strings are not looked up.
+  if (s.size() <= 5 && std::string_view("yYnNtTfFoO").find(s[0]) != std::string_view::npos) {
+    static constexpr std::string_view bools[] = {"yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
+                                                 "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
+    for (std::string_view b : bools)
+      if (s == b) return ScalarKind::Bool;
+  }
   // Numbers start with a digit, a sign or a dot; only those pay for the regular expressions.
   if (std::string_view("0123456789+-.").find(s[0]) == std::string_view::npos) return ScalarKind::String;
   if (matches(s, intRe)) return ScalarKind::Int;
