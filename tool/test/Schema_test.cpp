@@ -60,6 +60,31 @@ TEST(Schema, CanonicalStructure) {
   EXPECT_EQ(s->name.unambiguousName(), "where_self");
 }
 
+// Arguments::anyOf visits flatAll()'s arguments, in its order, and stops where asked.
+TEST(Schema, AnyOfVisitsTheFlatListInOrder) {
+  for (const char* text :
+       {"where.self(Tensor condition, Tensor self, Tensor other, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", "f() -> ()",
+        "g(int a, *, int b, Tensor(a!) x, Tensor(b!) y) -> (Tensor(a!), Tensor(b!))"}) {
+    auto s = FunctionSchema::parse(text);
+    ASSERT_TRUE(s) << s.error().message;
+    std::vector<const Argument*> visited;
+    EXPECT_FALSE(s->arguments.anyOf([&](const Argument& a) {
+      visited.push_back(&a);
+      return false;
+    }));
+    EXPECT_EQ(visited, s->arguments.flatAll()) << text;
+    if (visited.size() < 2) continue;
+    size_t calls = 0;
+    EXPECT_TRUE(s->arguments.anyOf([&](const Argument& a) {
+      ++calls;
+      return &a == visited[1];
+    }));
+    EXPECT_EQ(calls, 2u) << text;
+  }
+}
+
 TEST(Schema, KindsAndNames) {
   struct Case {
     const char* text;

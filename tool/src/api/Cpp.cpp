@@ -352,17 +352,25 @@ std::optional<std::string> unsupportedReturn(const Type& t, bool isMutable) {
 }  // namespace
 
 std::optional<std::string> checkSupported(const model::FunctionSchema& func) {
-  for (const model::Argument* a : func.schemaOrderArguments()) {
-    if (auto why = unsupportedType(a->type)) return "argument '" + a->name + "': " + *why;
-    if (!a->defaultValue) continue;
-    const std::string& d = *a->defaultValue;
-    const Type* t = &a->type;
+  std::optional<std::string> problem;
+  // The arguments in schema order (called for every function by several families: no list made).
+  func.arguments.anyOf([&](const model::Argument& a) {
+    if (auto why = unsupportedType(a.type)) {
+      problem = "argument '" + a.name + "': " + *why;
+      return true;
+    }
+    if (!a.defaultValue) return false;
+    const std::string& d = *a.defaultValue;
+    const Type* t = &a.type;
     if (t->isOptional() && d != "None") t = &t->elem();
     if (t->isList() && !(d.size() >= 2 && d.front() == '[' && d.back() == ']') && !t->size() &&
         !(isDigits(d) && t->elem().isBase(BaseTy::SymInt))) {
-      return "argument '" + a->name + "': expected a list default '[...]' but found: '" + d + "'";
+      problem = "argument '" + a.name + "': expected a list default '[...]' but found: '" + d + "'";
+      return true;
     }
-  }
+    return false;
+  });
+  if (problem) return problem;
   for (const auto& r : func.returns)
     if (auto why = unsupportedReturn(r.type, r.isWrite())) return "return: " + *why;
   return std::nullopt;
