@@ -60,7 +60,8 @@ TEST(Schema, CanonicalStructure) {
   EXPECT_EQ(s->name.unambiguousName(), "where_self");
 }
 
-// Arguments::anyOf visits flatAll()'s arguments, in its order, and stops where asked.
+// Arguments::anyOf visits flatAll()'s arguments (flatNonOut()'s without out), in order, and stops
+// where asked.
 TEST(Schema, AnyOfVisitsTheFlatListInOrder) {
   for (const char* text :
        {"where.self(Tensor condition, Tensor self, Tensor other, *, ScalarType? dtype=None, Layout? layout=None, "
@@ -75,6 +76,14 @@ TEST(Schema, AnyOfVisitsTheFlatListInOrder) {
       return false;
     }));
     EXPECT_EQ(visited, s->arguments.flatAll()) << text;
+    std::vector<const Argument*> nonOut;
+    s->arguments.anyOf(
+        [&](const Argument& a) {
+          nonOut.push_back(&a);
+          return false;
+        },
+        /*withOut=*/false);
+    EXPECT_EQ(nonOut, s->arguments.flatNonOut()) << text;
     if (visited.size() < 2) continue;
     size_t calls = 0;
     EXPECT_TRUE(s->arguments.anyOf([&](const Argument& a) {

@@ -29,15 +29,18 @@ bool NativeFunction::hasCompositeKernel() const {
 }
 
 bool NativeFunction::isViewOp() const {
-  bool nonMutatingView = false;
-  for (const auto& r : func.returns) nonMutatingView = nonMutatingView || (r.annotation && !r.annotation->isWrite);
-  std::string name = func.name.str();
-  bool inplaceView = tags.count("inplace_view") && name != "resize_" && name != "resize_as_";
-  bool wildcardView = false;
-  for (const Argument* a : func.schemaOrderArguments())
-    if (a->annotation)
-      for (const auto& s : a->annotation->aliasSetAfter) wildcardView = wildcardView || s.find('*') != std::string::npos;
-  return nonMutatingView || inplaceView || wildcardView;
+  for (const auto& r : func.returns)
+    if (r.annotation && !r.annotation->isWrite) return true;  // a non-mutating view
+  if (tags.count("inplace_view")) {
+    const std::string name = func.name.str();
+    if (name != "resize_" && name != "resize_as_") return true;
+  }
+  return func.arguments.anyOf([](const Argument& a) {  // a wildcard view
+    if (a.annotation)
+      for (const auto& s : a.annotation->aliasSetAfter)
+        if (s.find('*') != std::string::npos) return true;
+    return false;
+  });
 }
 
 bool NativeFunction::isInplaceViewOp() const { return isViewOp() && func.name.name.inplace; }

@@ -531,21 +531,15 @@ std::vector<std::string> Arguments::mutableArgNames() const {
 }
 
 bool Arguments::hasTensorArg() const {
-  for (const Argument* a : flatNonOut())
-    if (a->type.isTensorLike()) return true;
-  return false;
+  return anyOf([](const Argument& a) { return a.type.isTensorLike(); }, /*withOut=*/false);
 }
 
 bool Arguments::hasSymIntArg() const {
-  for (const Argument* a : flatNonOut())
-    if (a->type.isSymIntLike()) return true;
-  return false;
+  return anyOf([](const Argument& a) { return a.type.isSymIntLike(); }, /*withOut=*/false);
 }
 
 bool Arguments::hasGeneratorArg() const {
-  for (const Argument* a : flatNonOut())
-    if (a->type.isGeneratorLike()) return true;
-  return false;
+  return anyOf([](const Argument& a) { return a.type.isGeneratorLike(); }, /*withOut=*/false);
 }
 
 Arguments Arguments::signature(bool stripDefault) const {

@@ -135,10 +135,11 @@ struct Arguments {
   std::vector<const Argument*> flatKwargOnly() const;  // excludes out
   std::vector<const Argument*> flatNonOut() const;
   std::vector<const Argument*> flatAll() const;
-  // Calls fn(const Argument&) for each argument of flatAll(), in its order, without making the list;
-  // stops at the first call that returns true, and returns whether one did.
+  // Calls fn(const Argument&) for each argument of flatAll() (flatNonOut() without `withOut`), in
+  // its order, without making the list; stops at the first call that returns true, and returns
+  // whether one did.
   template <class Fn>
-  bool anyOf(Fn fn) const {
+  bool anyOf(Fn fn, bool withOut = true) const {
     for (const Argument& a : preSelfPositional)
       if (fn(a)) return true;
     if (selfArg && fn(*selfArg)) return true;
@@ -151,8 +152,9 @@ struct Arguments {
         if (fn(*a)) return true;
     for (const Argument& a : postTensorOptionsKwargOnly)
       if (fn(a)) return true;
-    for (const Argument& a : out)
-      if (fn(a)) return true;
+    if (withOut)
+      for (const Argument& a : out)
+        if (fn(a)) return true;
     return false;
   }
   std::vector<const Argument*> postSelfPositionalMutable() const;
