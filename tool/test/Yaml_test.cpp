@@ -279,6 +279,9 @@ TEST(YamlSubset, ReadsItsSubsetAsLibyamlDoes) {
       "- func: x\n  k: v\n  - y\n",                  // an item at a mapping's column
   };
   for (const char* text : outside) EXPECT_FALSE(detail::readSubset(text).has_value()) << "taken:\n" << text;
+  // A key longer than libyaml's limit for implicit keys.
+  EXPECT_TRUE(subsetAgreesWithLibyaml("- func: x\n  " + std::string(1024, 'k') + ": v\n", "1024-character key"));
+  EXPECT_FALSE(detail::readSubset("- func: x\n  " + std::string(1025, 'k') + ": v\n").has_value());
 }
 
 // parseYaml reads PyTorch's operator files with the subset reader, to libyaml's tree.

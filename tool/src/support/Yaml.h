@@ -2,7 +2,9 @@
 // `structured: True` is a bool and `variants: function` a string, exactly as torchgen sees them.
 //
 // Documents are read with libyaml, the parser behind PyYAML's C loader that torchgen itself uses
-// (same YAML 1.1 grammar), into trees of YamlNode; nothing above this file sees the parser.
+// (same YAML 1.1 grammar), into trees of YamlNode; nothing above this file sees the parser. The
+// block YAML of native_functions.yaml files is first tried with a faster reader of that subset
+// (detail::readSubset), which gives libyaml's tree where it accepts a text and declines the rest.
 #pragma once
 
 #include <cstddef>

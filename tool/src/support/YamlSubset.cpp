@@ -6,7 +6,7 @@
 // The subset:
 //   - the document is a block sequence at column 0 whose items are block mappings starting on the
 //     item's line (`- key: value`);
-//   - a mapping's keys are plain, on one line, of letters, digits, '_', ',' and ' ';
+//   - a mapping's keys are plain, on one line, of letters, digits, '_', ',' and ' ' (1024 at most);
 //   - a value is on its key's line: a plain scalar that starts with a letter, digit, '_', '(' or
 //     '.'; a single-quoted scalar; a double-quoted one without escapes; `[...]` of plain words and
 //     such quoted scalars; `{}`; or nothing, and then a block mapping indented under the key or a
@@ -111,8 +111,9 @@ class SubsetReader {
     const std::string_view line = lines_[at];
     size_t colon = column;
     while (colon < line.size() && (isWordChar(line[colon]) || line[colon] == ',' || line[colon] == ' ')) ++colon;
+    // (libyaml takes an implicit key of at most 1024 characters.)
     if (colon == column || colon >= line.size() || line[colon] != ':' || !isWordChar(line[column]) ||
-        line[colon - 1] == ' ')
+        line[colon - 1] == ' ' || colon - column > 1024)
       return false;
     const int number = lineNumber(at);
     YamlNode key = scalar(std::string(line.substr(column, colon - column)), true, number, static_cast<int>(column));
