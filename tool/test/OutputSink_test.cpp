@@ -104,6 +104,26 @@ TEST_F(OutputDirectorySink, WritesFilesAndCreatesParentDirectories) {
   EXPECT_EQ(entries(dir_ / "out/ops/deep"), List{"add.h"});  // no temporary file left
 }
 
+// The root is joined to a file's path as std::filesystem's operator/ joins them, whichever way the
+// root is spelled; a relative root is relative to the current directory.
+TEST_F(OutputDirectorySink, RootsWithAndWithoutATrailingSlash) {
+  Diagnostics diags;
+  DirectorySink slash(dir_.string() + "/a/", diags), plain(dir_ / "b", diags), dotted(dir_ / "c" / ".", diags);
+  EXPECT_TRUE(slash.write("x/1.h", "1"));
+  EXPECT_TRUE(plain.write("2.h", "2"));
+  EXPECT_TRUE(dotted.write("3.h", "3"));
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(slurp(dir_ / "a/x/1.h"), "1");
+  EXPECT_EQ(slurp(dir_ / "b/2.h"), "2");
+  EXPECT_EQ(slurp(dir_ / "c/3.h"), "3");
+  const fs::path saved = fs::current_path();
+  fs::current_path(dir_);
+  DirectorySink relative("d", diags);
+  EXPECT_TRUE(relative.write("4.h", "4"));
+  fs::current_path(saved);
+  EXPECT_EQ(slurp(dir_ / "d/4.h"), "4");
+}
+
 TEST_F(OutputDirectorySink, NewFilesHaveTheUmasksPermissions) {
   const mode_t saved = ::umask(027);
   Diagnostics diags;

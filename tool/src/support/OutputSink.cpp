@@ -123,7 +123,7 @@ int createComplete(const std::filesystem::path& target, std::string_view content
 // the caller should use the temporary-file way instead (the directory is missing, the target
 // appeared meanwhile, ...); a failed write is reported as such (its errno, with `writeFailed` set),
 // and leaves nothing behind.
-int createInPlace(const std::filesystem::path& target, std::string_view content, bool& writeFailed) {
+int createInPlace(const std::string& target, std::string_view content, bool& writeFailed) {
   writeFailed = false;
   int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // 0666 & ~umask
   if (fd < 0) return errno;
@@ -212,35 +212,39 @@ bool MemorySink::store(const std::string& relPath, std::string_view content) {
 // --- DirectorySink ---------------------------------------------------------------------------
 
 DirectorySink::DirectorySink(std::filesystem::path root, Diagnostics& diags)
-    : OutputSink(diags), root_(std::move(root)) {}
+    : OutputSink(diags), root_(std::move(root)), rootPrefix_(root_.string()) {
+  // operator/ adds a separator after a root with a file name, as here.
+  if (!rootPrefix_.empty() && rootPrefix_.back() != '/') rootPrefix_ += '/';
+}
 
 bool DirectorySink::store(const std::string& relPath, std::string_view content) {
-  const std::filesystem::path target = root_ / relPath;
-  const OnDisk onDisk = newDirectory_ ? OnDisk::Missing : compareWithDisk(target.string(), content);
+  const std::string target = rootPrefix_ + relPath;  // root_ / relPath
+  const OnDisk onDisk = newDirectory_ ? OnDisk::Missing : compareWithDisk(target, content);
   if (onDisk == OnDisk::Same) {
     ++unchangedCount_;
     return true;
   }
   if (onDisk == OnDisk::Missing) {
     bool writeFailed = false;
-    const int err =
-        newDirectory_ ? createInPlace(target, content, writeFailed) : createComplete(target, content, writeFailed);
+    const int err = newDirectory_ ? createInPlace(target, content, writeFailed)
+                                  : createComplete(std::filesystem::path(target), content, writeFailed);
     if (err == 0) {
       ++writtenCount_;
       return true;
     }
     if (writeFailed) {
-      diags_.error(SourceLoc{target.string()}, "cannot write: " + errnoMessage(err));
+      diags_.error(SourceLoc{target}, "cannot write: " + errnoMessage(err));
       return false;
     }
   }
+  const std::filesystem::path targetPath(target);
   std::error_code ec;
-  std::filesystem::create_directories(target.parent_path(), ec);
+  std::filesystem::create_directories(targetPath.parent_path(), ec);
   if (ec) {
-    diags_.error(SourceLoc{target.parent_path().string()}, "cannot create directory: " + ec.message());
+    diags_.error(SourceLoc{targetPath.parent_path().string()}, "cannot create directory: " + ec.message());
     return false;
   }
-  if (!replaceFile(target, content)) return false;
+  if (!replaceFile(targetPath, content)) return false;
   ++writtenCount_;
   return true;
 }

@@ -87,6 +87,9 @@ class DirectorySink final : public OutputSink {
   bool replaceFile(const std::filesystem::path& target, std::string_view content);
 
   std::filesystem::path root_;
+  // root_ / relPath is rootPrefix_ + relPath (joined as text: std::filesystem splits both paths
+  // into components, thousands of instructions per file).
+  std::string rootPrefix_;
   std::atomic<int> writtenCount_{0};
   std::atomic<int> unchangedCount_{0};
   std::atomic<unsigned> tempCounter_{0};
