@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "dest/Emit.h"
@@ -172,7 +173,7 @@ class FileManager final : public dest::Writer {
   OutputDirs& outputs_;
   support::Diagnostics& diags_;
   mutable std::mutex filesMutex_;
-  std::set<std::string> files_;
+  std::unordered_set<std::string> files_;  // (sorted when listed)
   std::mutex namedMutex_;
   std::map<std::string, NamedTemplate, std::less<>> named_;
 };

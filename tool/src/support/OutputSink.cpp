@@ -192,8 +192,13 @@ bool OutputSink::write(std::string_view relPath, std::string_view content) {
 }
 
 std::vector<std::string> OutputSink::writtenPaths() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return {written_.begin(), written_.end()};
+  std::vector<std::string> paths;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    paths.assign(written_.begin(), written_.end());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
 }
 
 // --- MemorySink ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "support/Diagnostics.h"
@@ -42,7 +43,7 @@ class OutputSink {
 
  private:
   mutable std::mutex mutex_;
-  std::set<std::string, std::less<>> written_;
+  std::unordered_set<std::string> written_;  // (sorted when listed)
 };
 
 // Keeps the files in memory.
