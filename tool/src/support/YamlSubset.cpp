@@ -30,8 +30,8 @@ class SubsetReader {
   SubsetReader(std::string_view text, int firstLine) : text_(text), firstLine_(firstLine) {}
 
   std::optional<YamlNode> read() {
-    for (char c : text_)
-      if ((c < 0x20 && c != '\n') || c >= 0x7f) return std::nullopt;  // (char is signed: 8-bit bytes too)
+    for (unsigned char c : text_)
+      if ((c < 0x20 && c != '\n') || c >= 0x7f) return std::nullopt;
     splitLines();
     size_t at = nextContent(0);
     if (at >= lines_.size() || !isItemLine(at, 0)) return std::nullopt;
