@@ -60,8 +60,8 @@ TEST(Schema, CanonicalStructure) {
   EXPECT_EQ(s->name.unambiguousName(), "where_self");
 }
 
-// Arguments::anyOf visits flatAll()'s arguments (flatNonOut()'s without out), in order, and stops
-// where asked.
+// Arguments::anyOf visits flatAll()'s arguments (flatNonOut()'s without the out part), in order, and
+// stops where asked.
 TEST(Schema, AnyOfVisitsTheFlatListInOrder) {
   for (const char* text :
        {"where.self(Tensor condition, Tensor self, Tensor other, *, ScalarType? dtype=None, Layout? layout=None, "
@@ -82,7 +82,7 @@ TEST(Schema, AnyOfVisitsTheFlatListInOrder) {
           nonOut.push_back(&a);
           return false;
         },
-        /*withOut=*/false);
+        {.out = false});
     EXPECT_EQ(nonOut, s->arguments.flatNonOut()) << text;
     if (visited.size() < 2) continue;
     size_t calls = 0;

@@ -283,9 +283,9 @@ void RegisterDispatchKeyEmitter::emit(const model::NativeFunctionsGroup& g, Kern
   }
   if (structured) {
     const StructuredKernelEmitter kernels(*this, g);
-    forEachFunction(g, [&](const model::NativeFunction& f) { kernels.emit(f, out); });
+    g.forEachFunction([&](const model::NativeFunction& f) { kernels.emit(f, out); });
   } else {
-    forEachFunction(g, [&](const model::NativeFunction& f) { emitUnstructured(f, &g, out); });
+    g.forEachFunction([&](const model::NativeFunction& f) { emitUnstructured(f, &g, out); });
   }
 }
 

@@ -47,16 +47,6 @@ struct KernelCode {
   void clear();
 };
 
-// Calls fn(f) for each function of g in g.functions()'s order, without making its vector (every item
-// of every key goes through here).
-template <class Fn>
-void forEachFunction(const model::NativeFunctionsGroup& g, Fn fn) {
-  fn(*g.functional);
-  fn(*g.out);
-  if (g.inplace) fn(*g.inplace);
-  if (g.mutableFn) fn(*g.mutableFn);
-}
-
 // The kernels of one backend index by native function (BackendIndex looks a kernel up by the
 // operator's name, which costs building the name's string on every call).
 class KernelTable {

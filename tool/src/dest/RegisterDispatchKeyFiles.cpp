@@ -242,7 +242,7 @@ std::vector<std::string> operatorHeaders(const EmitContext& ctx, DispatchKey key
     bool registered = kernels.find(item) != nullptr;
     bool structured = false;
     if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) {
-      forEachFunction(*g, [&](const model::NativeFunction& f) { registered = registered || kernels.has(f); });
+      g->forEachFunction([&](const model::NativeFunction& f) { registered = registered || kernels.has(f); });
       structured = g->structured();
     } else {
       structured = std::get<const model::NativeFunction*>(item)->structured;

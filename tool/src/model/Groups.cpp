@@ -127,9 +127,9 @@ bool checkViewGroup(const NativeFunctionsViewGroup& g, support::Diagnostics& dia
 }  // namespace
 
 std::vector<const NativeFunction*> NativeFunctionsGroup::functions() const {
-  std::vector<const NativeFunction*> r{functional, out};
-  if (inplace) r.push_back(inplace);
-  if (mutableFn) r.push_back(mutableFn);
+  std::vector<const NativeFunction*> r;
+  r.reserve(4);
+  forEachFunction([&r](const NativeFunction& f) { r.push_back(&f); });
   return r;
 }
 

@@ -22,6 +22,14 @@ struct NativeFunctionsGroup {
   FunctionSchema signature() const { return out->func.signature(); }
   // functional, out, inplace, mutable (those that exist), torchgen's order.
   std::vector<const NativeFunction*> functions() const;
+  // Calls fn(const NativeFunction&) for each of functions(), in its order, without making the list.
+  template <class Fn>
+  void forEachFunction(Fn fn) const {
+    fn(*functional);
+    fn(*out);
+    if (inplace) fn(*inplace);
+    if (mutableFn) fn(*mutableFn);
+  }
   std::string rootName() const { return functional->rootName(); }
 };
 

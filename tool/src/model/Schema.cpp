@@ -404,43 +404,24 @@ Argument stripAnnotation(const Argument& a, bool stripDefault) {
   return Argument{a.name, a.type, stripDefault ? std::nullopt : a.defaultValue, std::nullopt};
 }
 
-void append(std::vector<const Argument*>& out, const std::vector<Argument>& args) {
-  for (const auto& a : args) out.push_back(&a);
-}
-
-// Which parts of an argument list a flat list holds, in schema order.
-struct FlatParts {
-  bool positional = false;
-  bool kwargOnly = false;  // without the out arguments
-  bool out = false;
-};
-
 // The flat list of `parts`, allocated once at its final size: signatures ask for these lists tens
 // of thousands of times in a run.
-std::vector<const Argument*> flatten(const Arguments& args, FlatParts parts) {
+std::vector<const Argument*> flatten(const Arguments& args, Arguments::Parts parts) {
   size_t n = 0;
-  if (parts.positional) n += args.preSelfPositional.size() + (args.selfArg ? 1 : 0) + args.postSelfPositional.size();
-  if (parts.kwargOnly) {
-    n += args.preTensorOptionsKwargOnly.size() + args.postTensorOptionsKwargOnly.size();
-    if (args.tensorOptions) n += args.tensorOptions->all().size();
-  }
-  if (parts.out) n += args.out.size();
+  args.anyOf(
+      [&n](const Argument&) {
+        ++n;
+        return false;
+      },
+      parts);
   std::vector<const Argument*> r;
   r.reserve(n);
-  if (parts.positional) {
-    append(r, args.preSelfPositional);
-    if (args.selfArg) r.push_back(&*args.selfArg);
-    append(r, args.postSelfPositional);
-  }
-  if (parts.kwargOnly) {
-    append(r, args.preTensorOptionsKwargOnly);
-    if (args.tensorOptions) {
-      const auto all = args.tensorOptions->all();
-      r.insert(r.end(), all.begin(), all.end());
-    }
-    append(r, args.postTensorOptionsKwargOnly);
-  }
-  if (parts.out) append(r, args.out);
+  args.anyOf(
+      [&r](const Argument& a) {
+        r.push_back(&a);
+        return false;
+      },
+      parts);
   return r;
 }
 
@@ -507,14 +488,14 @@ Expected<Arguments> Arguments::parse(std::string_view text) {
   return r;
 }
 
-std::vector<const Argument*> Arguments::flatPositional() const { return flatten(*this, {.positional = true}); }
-std::vector<const Argument*> Arguments::flatKwargOnly() const { return flatten(*this, {.kwargOnly = true}); }
-std::vector<const Argument*> Arguments::flatNonOut() const {
-  return flatten(*this, {.positional = true, .kwargOnly = true});
+std::vector<const Argument*> Arguments::flatPositional() const {
+  return flatten(*this, {.kwargOnly = false, .out = false});
 }
-std::vector<const Argument*> Arguments::flatAll() const {
-  return flatten(*this, {.positional = true, .kwargOnly = true, .out = true});
+std::vector<const Argument*> Arguments::flatKwargOnly() const {
+  return flatten(*this, {.positional = false, .out = false});
 }
+std::vector<const Argument*> Arguments::flatNonOut() const { return flatten(*this, {.out = false}); }
+std::vector<const Argument*> Arguments::flatAll() const { return flatten(*this, {}); }
 
 std::vector<const Argument*> Arguments::postSelfPositionalMutable() const {
   std::vector<const Argument*> r;
@@ -531,15 +512,15 @@ std::vector<std::string> Arguments::mutableArgNames() const {
 }
 
 bool Arguments::hasTensorArg() const {
-  return anyOf([](const Argument& a) { return a.type.isTensorLike(); }, /*withOut=*/false);
+  return anyOf([](const Argument& a) { return a.type.isTensorLike(); }, {.out = false});
 }
 
 bool Arguments::hasSymIntArg() const {
-  return anyOf([](const Argument& a) { return a.type.isSymIntLike(); }, /*withOut=*/false);
+  return anyOf([](const Argument& a) { return a.type.isSymIntLike(); }, {.out = false});
 }
 
 bool Arguments::hasGeneratorArg() const {
-  return anyOf([](const Argument& a) { return a.type.isGeneratorLike(); }, /*withOut=*/false);
+  return anyOf([](const Argument& a) { return a.type.isGeneratorLike(); }, {.out = false});
 }
 
 Arguments Arguments::signature(bool stripDefault) const {
@@ -579,36 +560,23 @@ std::string Arguments::str() const {
 }
 
 void Arguments::appendTo(std::string& s) const {
+  // The positional arguments, then "*" and the keyword-only and out ones when there are any.
   bool first = true;
   auto separate = [&] {
     if (!first) s += ", ";
     first = false;
   };
-  auto appendAll = [&](const std::vector<Argument>& args) {
-    for (const Argument& a : args) {
-      separate();
-      a.appendTo(s);
-    }
-  };
-  // flatPositional(), then "*" and flatKwargOnly() and the out arguments when there are any.
-  appendAll(preSelfPositional);
-  if (selfArg) {
+  auto print = [&](const Argument& a) {
     separate();
-    selfArg->appendTo(s);
-  }
-  appendAll(postSelfPositional);
-  if (preTensorOptionsKwargOnly.empty() && !tensorOptions && postTensorOptionsKwargOnly.empty() && out.empty()) return;
+    a.appendTo(s);
+    return false;
+  };
+  anyOf(print, {.kwargOnly = false, .out = false});
+  const Parts keywords{.positional = false};
+  if (!anyOf([](const Argument&) { return true; }, keywords)) return;
   separate();
   s += '*';
-  appendAll(preTensorOptionsKwargOnly);
-  if (tensorOptions) {
-    for (const Argument* a : tensorOptions->all()) {
-      separate();
-      a->appendTo(s);
-    }
-  }
-  appendAll(postTensorOptionsKwargOnly);
-  appendAll(out);
+  anyOf(print, keywords);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -694,9 +662,11 @@ Expected<OperatorName> OperatorName::parse(std::string_view text) {
 
 std::string OperatorName::str() const { return joined('.'); }
 
-void OperatorName::appendTo(std::string& out) const {
+void OperatorName::appendTo(std::string& out) const { appendJoined(out, '.'); }
+
+void OperatorName::appendJoined(std::string& out, char separator) const {
   name.appendTo(out);
-  if (!overloadName.empty()) out.append(1, '.').append(overloadName);
+  if (!overloadName.empty()) out.append(1, separator).append(overloadName);
 }
 
 std::string OperatorName::unambiguousName() const { return joined('_'); }
@@ -704,8 +674,7 @@ std::string OperatorName::unambiguousName() const { return joined('_'); }
 std::string OperatorName::joined(char separator) const {
   std::string s;
   s.reserve(name.ns.size() + name.base.size() + overloadName.size() + 17);
-  name.appendTo(s);
-  if (!overloadName.empty()) s.append(1, separator).append(overloadName);
+  appendJoined(s, separator);
   return s;
 }
 

@@ -135,24 +135,35 @@ struct Arguments {
   std::vector<const Argument*> flatKwargOnly() const;  // excludes out
   std::vector<const Argument*> flatNonOut() const;
   std::vector<const Argument*> flatAll() const;
-  // Calls fn(const Argument&) for each argument of flatAll() (flatNonOut() without `withOut`), in
-  // its order, without making the list; stops at the first call that returns true, and returns
-  // whether one did.
+  // The parts of the list, in schema order: the positional arguments (pre-self, self, post-self),
+  // the keyword-only ones (pre-tensor-options, the tensor options, post-tensor-options), the out ones.
+  struct Parts {
+    bool positional = true;
+    bool kwargOnly = true;
+    bool out = true;
+  };
+  // Calls fn(const Argument&) for each argument of `parts` in schema order (every flat list and the
+  // printed schema follow it), without making a list; stops at the first call that returns true,
+  // and returns whether one did.
   template <class Fn>
-  bool anyOf(Fn fn, bool withOut = true) const {
-    for (const Argument& a : preSelfPositional)
-      if (fn(a)) return true;
-    if (selfArg && fn(*selfArg)) return true;
-    for (const Argument& a : postSelfPositional)
-      if (fn(a)) return true;
-    for (const Argument& a : preTensorOptionsKwargOnly)
-      if (fn(a)) return true;
-    if (tensorOptions)
-      for (const Argument* a : tensorOptions->all())
-        if (fn(*a)) return true;
-    for (const Argument& a : postTensorOptionsKwargOnly)
-      if (fn(a)) return true;
-    if (withOut)
+  bool anyOf(Fn fn, Parts parts = {}) const {
+    if (parts.positional) {
+      for (const Argument& a : preSelfPositional)
+        if (fn(a)) return true;
+      if (selfArg && fn(*selfArg)) return true;
+      for (const Argument& a : postSelfPositional)
+        if (fn(a)) return true;
+    }
+    if (parts.kwargOnly) {
+      for (const Argument& a : preTensorOptionsKwargOnly)
+        if (fn(a)) return true;
+      if (tensorOptions)
+        for (const Argument* a : tensorOptions->all())
+          if (fn(*a)) return true;
+      for (const Argument& a : postTensorOptionsKwargOnly)
+        if (fn(a)) return true;
+    }
+    if (parts.out)
       for (const Argument& a : out)
         if (fn(a)) return true;
     return false;
@@ -207,6 +218,7 @@ struct OperatorName {
 
  private:
   std::string joined(char separator) const;  // the name, then `separator` and the overload if any
+  void appendJoined(std::string& out, char separator) const;  // joined() at the end of `out`
 };
 
 enum class SchemaKind { Functional, Inplace, Out, Mutable, Scratch };
