@@ -1,11 +1,11 @@
-// dest::DefinitionsTemplate (dest/RegisterDispatchKeyFiles.h): the definitions template reduced once
+// dest::DefinitionsTemplate (dest/aten/DefinitionsTemplate.h): the definitions template reduced once
 // per key must give, for every item, the lines the template itself renders (support::CodeTemplate),
 // and decline what it cannot assemble exactly.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "dest/RegisterDispatchKeyFiles.h"
+#include "dest/aten/DefinitionsTemplate.h"
 #include "support/CodeTemplate.h"
 
 namespace opgen::dest {

@@ -1,4 +1,4 @@
-// dest/PyYaml.h: the YAML that torchgen's format_yaml prints (Declarations.yaml). Unit tests of the
+// support/PyYaml.h: the YAML that torchgen's format_yaml prints (Declarations.yaml). Unit tests of the
 // Python conversions and the scalar styles, and a conformance test against torchgen's format_yaml
 // itself (PyYAML's CSafeDumper, run through the reference) on tricky strings and defaults.
 #include <gtest/gtest.h>
@@ -8,16 +8,16 @@
 #include <sstream>
 
 #include "TestSupport.h"
-#include "dest/PyYaml.h"
+#include "support/PyYaml.h"
 
 namespace {
 
-using opgen::dest::pyyaml::Emitter;
-using opgen::dest::pyyaml::pythonFloat;
-using opgen::dest::pyyaml::pythonFloatRepr;
-using opgen::dest::pyyaml::pythonInt;
-using opgen::dest::pyyaml::resolvesToStr;
-using opgen::dest::pyyaml::Scalar;
+using opgen::support::pyyaml::Emitter;
+using opgen::support::pyyaml::pythonFloat;
+using opgen::support::pyyaml::pythonFloatRepr;
+using opgen::support::pyyaml::pythonInt;
+using opgen::support::pyyaml::resolvesToStr;
+using opgen::support::pyyaml::Scalar;
 
 TEST(PyYaml, PythonInt) {
   EXPECT_EQ(pythonInt("42"), "42");
@@ -84,7 +84,7 @@ TEST(PyYaml, WordsPrintAsStr) {
               y.str("is_nullable");
               y.str("Tensor");
             }));
-  EXPECT_TRUE(resolvesToStr(opgen::dest::pyyaml::Word("schema_order_cpp_signature").text()));
+  EXPECT_TRUE(resolvesToStr(opgen::support::pyyaml::Word("schema_order_cpp_signature").text()));
   // Word("true"), Word("Null"), Word("at::Tensor") and Word("1st") do not compile.
 }
 

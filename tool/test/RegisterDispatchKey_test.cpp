@@ -1,21 +1,24 @@
-// The kernels of a dispatch key (dest/RegisterDispatchKey, dest/StructuredKernels) on small inputs: what
-// each of torchgen's targets gets, selection, and the errors torchgen raises. Byte equality with torchgen
-// on whole files is gen_conformance_test.cpp's job; snippets (dest/SnippetFill) are tested here too.
+// The kernels of a dispatch key (dest/common/RegisterDispatchKey, dest/common/StructuredKernels) on small
+// inputs: what each of torchgen's targets gets, selection, and the errors torchgen raises. Byte equality
+// with torchgen on whole files is gen_conformance_test.cpp's job; snippets (support/CodeText) are tested
+// here too.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "dest/RegisterDispatchKey.h"
-#include "dest/SnippetFill.h"
+#include "dest/common/RegisterDispatchKey.h"
 #include "gen/Selector.h"
 #include "model/Loader.h"
+#include "support/CodeText.h"
 
 namespace opgen::dest {
 namespace {
 
 using model::DispatchKey;
+using support::appendSnippet;
+using support::fillSnippet;
 
-TEST(SnippetFill, ReplacesPlaceholdersAndDollars) {
+TEST(CodeText, ReplacesPlaceholdersAndDollars) {
   EXPECT_EQ(fillSnippet("$ret$ $name$($args$) costs $$1", {{"ret", "int"}, {"name", "f"}, {"args", "int a"}}),
             "int f(int a) costs $1");
   // Values are inserted as they are, never scanned for placeholders.
@@ -25,7 +28,7 @@ TEST(SnippetFill, ReplacesPlaceholdersAndDollars) {
   EXPECT_EQ(out, "a-c");
 }
 
-TEST(SnippetFill, MissingValueIsABug) {
+TEST(CodeText, MissingValueIsABug) {
   EXPECT_THROW(fillSnippet("$missing$", {}), std::logic_error);
   EXPECT_THROW(fillSnippet("$open", {}), std::logic_error);
 }
@@ -34,6 +37,7 @@ struct Fixture {
   std::optional<model::Operators> ops;
   support::Diagnostics diags;
   gen::SelectiveBuilder all = gen::SelectiveBuilder::selectAll();
+  ApiTable api;
 
   explicit Fixture(const std::string& yaml) {
     ops = model::loadNativeFunctions("ops.yaml", yaml, {"core", "generated", "view_copy"}, {}, diags);
@@ -46,9 +50,8 @@ struct Fixture {
                        .functionsKeys = {},
                        .staticDispatchIndices = {},
                        .aotiBackends = {},
-                       .groups = {},
-                       .viewGroups = {},
-                       .diags = diags};
+                       .diags = diags,
+                       .api = api};
   }
   KernelCode emit(DispatchKey key, KernelTargets targets, const OperatorSelector* selector = nullptr) {
     EmitContext ctx = context(selector ? *selector : all);

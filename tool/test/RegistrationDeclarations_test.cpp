@@ -1,8 +1,8 @@
-// RegistrationDeclarations.h's pieces (dest/RegistrationDeclarations) on small inputs. Byte equality
+// RegistrationDeclarations.h's pieces (dest/aten/RegistrationDeclarations) on small inputs. Byte equality
 // with torchgen on whole files is gen_conformance_test.cpp's job.
 #include <gtest/gtest.h>
 
-#include "dest/RegistrationDeclarations.h"
+#include "dest/aten/RegistrationDeclarations.h"
 
 namespace opgen::dest {
 namespace {

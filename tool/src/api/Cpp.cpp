@@ -45,10 +45,9 @@ std::string cppStringLiteral(std::string_view d) {
   return s + "\"";
 }
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJitToCppDefault = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kJitToCppDefault = {{
     {"False", "false"},
     {"True", "true"},
-    {"None", "::std::nullopt"},
     {"Mean", "at::Reduction::Mean"},
     {"[]", "{}"},
     {"contiguous_format", "c10::MemoryFormat::Contiguous"},
@@ -219,13 +218,11 @@ std::vector<std::string> returnNames(const model::NativeFunction& f, std::string
   return names;
 }
 
-std::string defaultExpr(std::string_view d, const Type& t, bool symint) {
+std::string defaultExpr(std::string_view d, const Type& t, bool symint, const Spelling& spelling) {
   if (d == "None" && isOptionalOf(t, BaseTy::Tensor)) return "{}";
   if (isBase(t, BaseTy::Str) && d.size() >= 2 && d.front() == '\'' && d.back() == '\'') return cppStringLiteral(d);
-  if (t.isOptional()) {
-    if (d == "None") return "::std::nullopt";
-    return defaultExpr(d, t.elem(), symint);
-  }
+  if (d == "None") return std::string(spelling.nullopt);
+  if (t.isOptional()) return defaultExpr(d, t.elem(), symint, spelling);
   if (t.isList()) {
     if (!d.empty() && d.front() == '[' && d.back() == ']') return "{" + std::string(d.substr(1, d.size() - 2)) + "}";
     if (symint && isDigits(d) && t.elem().isBase(BaseTy::SymInt)) return "c10::SymInt(" + std::string(d) + ")";
@@ -241,7 +238,8 @@ Binding argument(const model::Argument& a, bool symint, const std::set<std::stri
   ArgName binds =
       (a.name == "memory_format" && hasTensorOptions) ? ArgName::possiblyRedundantMemoryFormat() : ArgName(a.name);
   std::optional<std::string> def;
-  if (a.defaultValue && !cppNoDefaultArgs.count(a.name)) def = defaultExpr(*a.defaultValue, a.type, symint);
+  if (a.defaultValue && !cppNoDefaultArgs.count(a.name))
+    def = defaultExpr(*a.defaultValue, a.type, symint, options.spelling());
   return Binding{a.name, argumentType(a, binds, options, symint), &a, std::move(def)};
 }
 

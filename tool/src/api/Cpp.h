@@ -38,7 +38,8 @@ CType returnsType(const std::vector<model::Return>& returns, const Options& opti
 std::vector<std::string> returnNames(const model::NativeFunction& f, std::string_view fallbackName = "result");
 
 // The C++ expression for a schema default ("None" -> "::std::nullopt", "[1,2]" -> "{1,2}", ...).
-std::string defaultExpr(std::string_view d, const model::Type& t, bool symint);
+std::string defaultExpr(std::string_view d, const model::Type& t, bool symint,
+                        const Spelling& spelling = Spelling::of(Libtorch::V2));
 
 // Which C++ API flavour (torchgen's keyword arguments of cpp.arguments).
 struct Flavor {

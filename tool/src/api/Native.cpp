@@ -43,7 +43,7 @@ std::vector<Binding> argument(const ArgumentItem& a, bool isOut, bool symint, co
   if (a.kind != ArgumentItem::Kind::TensorOptions) {
     const model::Argument& arg = *a.argument;
     std::optional<std::string> def;
-    if (shouldDefault && arg.defaultValue) def = cpp::defaultExpr(*arg.defaultValue, arg.type, symint);
+    if (shouldDefault && arg.defaultValue) def = cpp::defaultExpr(*arg.defaultValue, arg.type, symint, options.spelling());
     return {Binding{arg.name, argumentType(arg, arg.name, symint, options), &arg, std::move(def)}};
   }
   std::optional<std::string> def;

@@ -15,8 +15,8 @@ constexpr std::string_view kDispatchKeySetParam = "c10::DispatchKeySet dispatchK
 // "RET NAME(P1, P2, ...)" where render(binding, s) appends each parameter to s.
 template <class Render>
 std::string head(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching,
-                 Render render) {
-  std::string s = ret.cppType();
+                 const Spelling& spelling, Render render) {
+  std::string s = ret.cppType(false, spelling);
   s.append(" ").append(name).append("(");
   bool first = true;
   if (redispatching) {
@@ -32,16 +32,20 @@ std::string head(const CType& ret, const std::string& name, const std::vector<Bi
   return s;
 }
 
-std::string decls(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching) {
-  return head(ret, name, args, redispatching, [](const Binding& b, std::string& s) { b.appendDecl(s); });
+std::string decls(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching,
+                  const Spelling& spelling) {
+  return head(ret, name, args, redispatching, spelling,
+              [&](const Binding& b, std::string& s) { b.appendDecl(s, spelling); });
 }
 
-std::string defns(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching) {
-  return head(ret, name, args, redispatching, [](const Binding& b, std::string& s) { b.appendDefn(s); });
+std::string defns(const CType& ret, const std::string& name, const std::vector<Binding>& args, bool redispatching,
+                  const Spelling& spelling) {
+  return head(ret, name, args, redispatching, spelling,
+              [&](const Binding& b, std::string& s) { b.appendDefn(s, spelling); });
 }
 
-std::string functionType(const CType& ret, const std::vector<Binding>& args, bool pointer) {
-  return ret.cppType() + (pointer ? " (*)(" : " (") + joinTypes(args) + ")";
+std::string functionType(const CType& ret, const std::vector<Binding>& args, bool pointer, const Spelling& spelling) {
+  return ret.cppType(false, spelling) + (pointer ? " (*)(" : " (") + joinTypes(args, spelling) + ")";
 }
 
 }  // namespace
@@ -54,6 +58,7 @@ CppSignature::CppSignature(const model::FunctionSchema& func, const cpp::Flavor&
     : func_(&func),
       flavor_(flavor),
       fallbackBinding_(fallbackBinding),
+      spelling_(&options.spelling()),
       arguments_(cpp::arguments(func.arguments, flavor, cppNoDefaultArgs, options)),
       returnsType_(cpp::returnsType(func.returns, options)) {}
 
@@ -65,16 +70,16 @@ std::string CppSignature::name(bool suppressSymintSuffix) const {
 
 std::string CppSignature::decl(const DeclOptions& o) const {
   return decls(returnsType_, o.name ? *o.name : o.prefix + name(o.suppressSymintSuffix), arguments_,
-               o.isRedispatchingFn);
+               o.isRedispatchingFn, *spelling_);
 }
 
 std::string CppSignature::defn(const DeclOptions& o) const {
   return defns(returnsType_, o.name ? *o.name : o.prefix + name(o.suppressSymintSuffix), arguments_,
-               o.isRedispatchingFn);
+               o.isRedispatchingFn, *spelling_);
 }
 
-std::string CppSignature::ptrType() const { return functionType(returnsType_, arguments_, true); }
-std::string CppSignature::type() const { return functionType(returnsType_, arguments_, false); }
+std::string CppSignature::ptrType() const { return functionType(returnsType_, arguments_, true, *spelling_); }
+std::string CppSignature::type() const { return functionType(returnsType_, arguments_, false, *spelling_); }
 
 // ---------------------------------------------------------------------------------------------
 // CppSignatureGroup
@@ -116,6 +121,7 @@ DispatcherSignature::DispatcherSignature(const model::FunctionSchema& func, cons
     : func_(&func),
       prefix_(std::move(prefix)),
       symint_(symint),
+      spelling_(&options.spelling()),
       arguments_(dispatcher::arguments(func, options, symint)),
       returnsType_(dispatcher::returnsType(func.returns, options)) {}
 
@@ -127,16 +133,16 @@ DispatcherSignature DispatcherSignature::fromSchema(const model::FunctionSchema&
 std::string DispatcherSignature::name() const { return prefix_ + dispatcher::name(*func_); }
 
 std::string DispatcherSignature::decl(const DeclOptions& o) const {
-  return decls(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn);
+  return decls(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn, *spelling_);
 }
 
 std::string DispatcherSignature::defn(const DeclOptions& o) const {
-  return defns(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn);
+  return defns(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn, *spelling_);
 }
 
 std::vector<Expr> DispatcherSignature::exprs() const { return toExprs(arguments_); }
-std::string DispatcherSignature::ptrType() const { return functionType(returnsType_, arguments_, true); }
-std::string DispatcherSignature::type() const { return functionType(returnsType_, arguments_, false); }
+std::string DispatcherSignature::ptrType() const { return functionType(returnsType_, arguments_, true, *spelling_); }
+std::string DispatcherSignature::type() const { return functionType(returnsType_, arguments_, false, *spelling_); }
 
 // ---------------------------------------------------------------------------------------------
 // NativeSignature
@@ -153,20 +159,21 @@ NativeSignature::NativeSignature(const model::FunctionSchema& func, bool symint,
 std::string NativeSignature::name() const { return prefix_ + native::name(*func_); }
 
 std::string NativeSignature::decl(const DeclOptions& o) const {
-  return decls(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn);
+  return decls(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn, options_.spelling());
 }
 
 std::string NativeSignature::defn(const DeclOptions& o) const {
-  return defns(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn);
+  return defns(returnsType_, o.name ? *o.name : o.prefix + name(), arguments_, o.isRedispatchingFn, options_.spelling());
 }
 
 std::string NativeSignature::ptrType() const {
   // Parameter names included (but never defaults), as torchgen does.
-  return returnsType_.cppType() + " (*)(" + joinDefns(arguments_) + ")";
+  const Spelling& spelling = options_.spelling();
+  return returnsType_.cppType(false, spelling) + " (*)(" + joinDefns(arguments_, spelling) + ")";
 }
 
 support::Expected<std::vector<Expr>> NativeSignature::dispatcherExprs() const {
-  return translate(arguments_, dispatcher::arguments(*func_, options_));
+  return translate(arguments_, dispatcher::arguments(*func_, options_), TranslateOptions{.libtorch = options_.libtorch});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,11 +223,12 @@ std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f
 // ---------------------------------------------------------------------------------------------
 // StructuredImplSignature, ViewInverseSignature
 
-StructuredImplSignature::StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name)
-    : name_(std::move(name)), arguments_(structured::implArguments(g)) {}
+StructuredImplSignature::StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name,
+                                                 Libtorch libtorch)
+    : name_(std::move(name)), libtorch_(libtorch), arguments_(structured::implArguments(g)) {}
 
 std::string StructuredImplSignature::defn() const {
-  return "TORCH_IMPL_FUNC(" + name_ + ")(" + joinDefns(arguments_) + ")";
+  return "TORCH_IMPL_FUNC(" + name_ + ")(" + joinDefns(arguments_, Spelling::of(libtorch_)) + ")";
 }
 
 ViewInverseSignature::ViewInverseSignature(const model::NativeFunctionsViewGroup& g, const Options& options)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "api/Cpp.h"
+#include "api/Translate.h"
 #include "api/Types.h"
 #include "support/Expected.h"
 
@@ -60,6 +61,7 @@ class CppSignature {
   const model::FunctionSchema* func_;
   cpp::Flavor flavor_;
   bool fallbackBinding_;
+  const Spelling* spelling_;
   std::vector<Binding> arguments_;
   CType returnsType_;
 };
@@ -118,6 +120,7 @@ class DispatcherSignature {
   const model::FunctionSchema* func_;
   std::string prefix_;
   bool symint_;
+  const Spelling* spelling_;
   std::vector<Binding> arguments_;
   CType returnsType_;
 };
@@ -183,13 +186,14 @@ std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f
 // TORCH_IMPL_FUNC(NAME)(impl arguments) of a structured group.
 class StructuredImplSignature {
  public:
-  StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name);
+  StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name, Libtorch libtorch = Libtorch::V2);
   const std::string& name() const { return name_; }
   const std::vector<Binding>& arguments() const { return arguments_; }
   std::string defn() const;
 
  private:
   std::string name_;
+  Libtorch libtorch_;
   std::vector<Binding> arguments_;
 };
 

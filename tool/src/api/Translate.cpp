@@ -163,8 +163,8 @@ class Solver {
     return fromOut(*out);
   }
 
-  static std::string maybeMap(const std::string& a, const std::string& mapped) {
-    return a + ".has_value() ? ::std::make_optional(" + mapped + ") : ::std::nullopt";
+  std::string maybeMap(const std::string& a, const std::string& mapped) const {
+    return a + ".has_value() ? ::std::make_optional(" + mapped + ") : " + std::string(spelling().nullopt);
   }
 
   Result rules(const Goal& goal) const {
@@ -209,17 +209,18 @@ class Solver {
     if (is(goal, "pin_memory", opt(boolT))) {
       // Calling a factory from its out= variant: pin_memory does not matter.
       return done(fromOptionsOrOut([](const std::string& o) { return o + ".pinned_memory_opt()"; },
-                                   [](const std::string&) { return std::string("::std::nullopt"); }));
+                                   [&](const std::string&) { return std::string(spelling().nullopt); }));
     }
     // From value types to reference types, and between int and SymInt flavours.
     if (t.isBase(intArrayRefT)) {
       if (auto v = directSolve(named(n, CType::vector(base(longT))))) return done(v);
       auto s = directSolve(named(n, base(symIntArrayRefT)));
       if (!s) return fail();
-      return done("C10_AS_INTARRAYREF_SLOW(" + *s + ")");
+      return done(std::string(spelling().asIntArrayRefSlow) + "(" + *s + ")");
     }
     if (t.isBase(symIntArrayRefT)) {
-      if (auto r = directSolve(named(n, base(intArrayRefT)))) return done("c10::fromIntArrayRefSlow(" + *r + ")");
+      if (auto r = directSolve(named(n, base(intArrayRefT))))
+        return done(std::string(spelling().fromIntArrayRefSlow) + "(" + *r + ")");
       return done(directSolve(named(n, CType::vector(base(SymIntT)))));
     }
     if (t.isBase(SymIntT)) return done(directSolve(named(n, base(longT))));
@@ -242,12 +243,12 @@ class Solver {
       if (auto v = directSolve(named(n, CType::optional(CType::vector(base(longT)))))) return done(v);
       auto a = directSolve(named(n, base(optionalSymIntArrayRefT)));
       if (!a) return fail();
-      return done(maybeMap(*a, "C10_AS_INTARRAYREF_SLOW(*" + *a + ")"));
+      return done(maybeMap(*a, std::string(spelling().asIntArrayRefSlow) + "(*" + *a + ")"));
     }
     if (t.isBase(optionalSymIntArrayRefT)) {
       auto a = directSolve(named(n, base(optionalIntArrayRefT)));
       if (!a) return fail();
-      return done(maybeMap(*a, "c10::fromIntArrayRefSlow(*" + *a + ")"));
+      return done(maybeMap(*a, std::string(spelling().fromIntArrayRefSlow) + "(*" + *a + ")"));
     }
     if (t.isBase(optionalScalarRefT)) return done(directSolve(named(n, opt(scalarT))));
     if (t.isBase(optionalTensorRefT)) return done(directSolve(named(n, opt(tensorT))));
@@ -284,6 +285,7 @@ class Solver {
   }
 
   const std::vector<const NamedCType*>& goals_;
+  const Spelling& spelling() const { return Spelling::of(options_.libtorch); }
   TranslateOptions options_;
   std::vector<Entry> ctx_;
 };

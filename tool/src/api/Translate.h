@@ -18,6 +18,8 @@ struct TranslateOptions {
   // Also convert reference types into owning ones (IntArrayRef -> ::std::vector<int64_t>, ...), for
   // lambda captures; these conversions copy.
   bool allowExpensiveConversions = false;
+  // How the expressions spell nullopt and the IntArrayRef conversions.
+  Libtorch libtorch = Libtorch::V2;
 };
 
 // One expression per goal, in order; an error (torchgen's UnsatError, with the context listed) when a

@@ -60,49 +60,6 @@ std::optional<BaseCppType> baseTypeToCpp(model::BaseTy t) {
   return std::nullopt;
 }
 
-std::optional<BaseCppType> scalarTypeToCpp(model::ScalarType t) {
-  using model::ScalarType;
-  switch (t) {
-    case ScalarType::Byte:
-      return byteT;
-    case ScalarType::Char:
-      return charT;
-    case ScalarType::Short:
-      return shortT;
-    case ScalarType::Int:
-      return int32T;
-    case ScalarType::Long:
-      return longT;
-    case ScalarType::Half:
-      return halfT;
-    case ScalarType::Float:
-      return floatT;
-    case ScalarType::Double:
-      return doubleT;
-    case ScalarType::ComplexHalf:
-      return complexHalfT;
-    case ScalarType::ComplexFloat:
-      return complexFloatT;
-    case ScalarType::ComplexDouble:
-      return complexDoubleT;
-    case ScalarType::Bool:
-      return boolT;
-    case ScalarType::Float8_e5m2:
-      return float8_e5m2T;
-    case ScalarType::Float8_e5m2fnuz:
-      return float8_e5m2fnuzT;
-    case ScalarType::Float8_e4m3fn:
-      return float8_e4m3fnT;
-    case ScalarType::Float8_e4m3fnuz:
-      return float8_e4m3fnuzT;
-    case ScalarType::Float8_e8m0fnu:
-      return float8_e8m0fnuT;
-    case ScalarType::BFloat16:
-      return std::nullopt;  // as in torchgen
-  }
-  return std::nullopt;
-}
-
 // ---------------------------------------------------------------------------------------------
 // CType
 
@@ -124,10 +81,16 @@ CType CType::tuple(std::vector<CType> elems) {
   return CType(Kind::Tuple, BaseCppType{}, 0, nullptr, std::make_shared<const std::vector<CType>>(std::move(elems)));
 }
 
-void CType::appendCppType(std::string& out, bool stripRef) const {
+const Spelling& Spelling::of(Libtorch libtorch) {
+  static constexpr Spelling kV2{"::std::optional", "::std::nullopt", "c10::fromIntArrayRefSlow", "C10_AS_INTARRAYREF_SLOW"};
+  static constexpr Spelling kV1{"c10::optional", "c10::nullopt", "c10::fromIntArrayRef", "c10::asIntArrayRefSlow"};
+  return libtorch == Libtorch::V1 ? kV1 : kV2;
+}
+
+void CType::appendCppType(std::string& out, bool stripRef, const Spelling& spelling) const {
   auto nested = [&](std::string_view open, std::string_view close) {
     out.append(open);
-    elem().appendCppType(out);  // strip_ref is not passed down
+    elem().appendCppType(out, false, spelling);  // strip_ref is not passed down
     out.append(close);
   };
   switch (kind_) {
@@ -136,15 +99,16 @@ void CType::appendCppType(std::string& out, bool stripRef) const {
       out.append(base_.name);
       return;
     case Kind::ConstRef:
-      if (stripRef) return elem().appendCppType(out, true);
+      if (stripRef) return elem().appendCppType(out, true, spelling);
       return nested("const ", " &");
     case Kind::MutRef:
-      if (stripRef) return elem().appendCppType(out, true);
-      elem().appendCppType(out);
+      if (stripRef) return elem().appendCppType(out, true, spelling);
+      elem().appendCppType(out, false, spelling);
       out.append(" &");
       return;
     case Kind::Optional:
-      return nested("::std::optional<", ">");
+      out.append(spelling.optional);
+      return nested("<", ">");
     case Kind::List:
       return nested("c10::List<", ">");
     case Kind::ArrayRef:
@@ -155,23 +119,23 @@ void CType::appendCppType(std::string& out, bool stripRef) const {
       return nested("at::vec::Vectorized<", ">");
     case Kind::Array:
       out.append("::std::array<");
-      elem().appendCppType(out);
+      elem().appendCppType(out, false, spelling);
       out.append(",").append(std::to_string(size_)).append(">");
       return;
     case Kind::Tuple:
       out.append("::std::tuple<");
       for (size_t i = 0; i < elems_->size(); ++i) {
         if (i) out.append(",");
-        (*elems_)[i].appendCppType(out);
+        (*elems_)[i].appendCppType(out, false, spelling);
       }
       out.append(">");
       return;
   }
 }
 
-std::string CType::cppType(bool stripRef) const {
+std::string CType::cppType(bool stripRef, const Spelling& spelling) const {
   std::string s;
-  appendCppType(s, stripRef);
+  appendCppType(s, stripRef, spelling);
   return s;
 }
 
@@ -220,26 +184,26 @@ const model::TensorOptionsArguments* Binding::tensorOptions() const {
   return p ? *p : nullptr;
 }
 
-std::string Binding::decl(bool funcPtrCast) const {
-  if (funcPtrCast) return type();
+std::string Binding::decl(bool funcPtrCast, const Spelling& spelling) const {
+  if (funcPtrCast) return type(spelling);
   std::string s;
-  appendDecl(s);
+  appendDecl(s, spelling);
   return s;
 }
 
-std::string Binding::defn() const {
+std::string Binding::defn(const Spelling& spelling) const {
   std::string s;
-  appendDefn(s);
+  appendDefn(s, spelling);
   return s;
 }
 
-void Binding::appendDecl(std::string& out) const {
-  appendDefn(out);
+void Binding::appendDecl(std::string& out, const Spelling& spelling) const {
+  appendDefn(out, spelling);
   if (defaultValue) out.append("=").append(*defaultValue);
 }
 
-void Binding::appendDefn(std::string& out) const {
-  nctype.type.appendCppType(out);
+void Binding::appendDefn(std::string& out, const Spelling& spelling) const {
+  nctype.type.appendCppType(out, false, spelling);
   out.append(" ").append(name);
 }
 
@@ -267,14 +231,14 @@ std::string joinWith(const std::vector<Binding>& bindings, F f) {
 }
 }  // namespace
 
-std::string joinDecls(const std::vector<Binding>& bs) {
-  return joinWith(bs, [](const Binding& b) { return b.decl(); });
+std::string joinDecls(const std::vector<Binding>& bs, const Spelling& spelling) {
+  return joinWith(bs, [&](const Binding& b) { return b.decl(false, spelling); });
 }
-std::string joinDefns(const std::vector<Binding>& bs) {
-  return joinWith(bs, [](const Binding& b) { return b.defn(); });
+std::string joinDefns(const std::vector<Binding>& bs, const Spelling& spelling) {
+  return joinWith(bs, [&](const Binding& b) { return b.defn(spelling); });
 }
-std::string joinTypes(const std::vector<Binding>& bs) {
-  return joinWith(bs, [](const Binding& b) { return b.type(); });
+std::string joinTypes(const std::vector<Binding>& bs, const Spelling& spelling) {
+  return joinWith(bs, [&](const Binding& b) { return b.type(spelling); });
 }
 std::string joinNames(const std::vector<Binding>& bs) {
   return joinWith(bs, [](const Binding& b) { return b.name; });

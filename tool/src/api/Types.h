@@ -22,6 +22,20 @@ namespace opgen::api {
 // ---------------------------------------------------------------------------------------------
 // Options
 
+// The libtorch that generated code is compiled against, where it spells a name differently: PyTorch 2
+// (torchgen's spellings) or 1.x, whose c10 has its own optional and older names for two IntArrayRef
+// conversions. The api layer chooses the spelling where it makes the text (types, defaults,
+// translated expressions).
+enum class Libtorch { V2, V1 };
+struct Spelling {
+  std::string_view optional;             // "::std::optional", "c10::optional"
+  std::string_view nullopt;              // "::std::nullopt", "c10::nullopt"
+  std::string_view fromIntArrayRefSlow;  // "c10::fromIntArrayRefSlow", "c10::fromIntArrayRef"
+  std::string_view asIntArrayRefSlow;    // "C10_AS_INTARRAYREF_SLOW", "c10::asIntArrayRefSlow"
+
+  static const Spelling& of(Libtorch libtorch);
+};
+
 // torchgen's `local.parametrize(...)` settings, passed explicitly. torchgen sets them around the
 // code generation of one native function (context.native_function_manager): Options::of(f) gives the
 // same values. For a group, torchgen uses the group's out= function (NativeFunctionsGroup) or its
@@ -32,11 +46,16 @@ struct Options {
   bool constRefForMutableTensors = false;
   // Tensor[] arguments are `const at::ITensorListRef &` instead of `at::TensorList`.
   bool ilistRefForTensorLists = false;
+  // The libtorch the code is for (not one of torchgen's settings: opgen's operator libraries).
+  Libtorch libtorch = Libtorch::V2;
 
-  static Options of(const model::NativeFunction& f) {
-    return Options{f.useConstRefForMutableTensors, f.partOfStructuredGroup()};
+  const Spelling& spelling() const { return Spelling::of(libtorch); }
+  static Options of(const model::NativeFunction& f, Libtorch libtorch = Libtorch::V2) {
+    return Options{f.useConstRefForMutableTensors, f.partOfStructuredGroup(), libtorch};
   }
-  static Options of(const model::NativeFunctionsGroup& g) { return of(*g.out); }
+  static Options of(const model::NativeFunctionsGroup& g, Libtorch libtorch = Libtorch::V2) {
+    return of(*g.out, libtorch);
+  }
   static Options of(const model::NativeFunctionsViewGroup& g) { return of(*g.view); }
   bool operator==(const Options&) const = default;
 };
@@ -111,8 +130,6 @@ inline constexpr BaseCppType dimnameListT{"at", "DimnameList"};
 // The C++ type of a schema base type (torchgen's BaseTypeToCppMapping); nullopt for the types that
 // have no such mapping (Tensor and Scalar, which depend on context, and GraphModule).
 std::optional<BaseCppType> baseTypeToCpp(model::BaseTy t);
-// The C++ type of a dtype (torchgen's ScalarTypeToCppMapping, which has no entry for BFloat16).
-std::optional<BaseCppType> scalarTypeToCpp(model::ScalarType t);
 
 // A C++ type with its structure (what translate() reasons about). A small immutable tree; copies share it.
 class CType {
@@ -149,9 +166,11 @@ class CType {
   const std::vector<CType>& elems() const { return *elems_; }  // Tuple
   int size() const { return size_; }                           // Array
 
-  // The C++ spelling. strip_ref drops a top-level reference (only there: nested types keep theirs).
-  std::string cppType(bool stripRef = false) const;
-  void appendCppType(std::string& out, bool stripRef = false) const;
+  // The C++ spelling (torchgen's unless `spelling` says otherwise). strip_ref drops a top-level
+  // reference (only there: nested types keep theirs).
+  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  void appendCppType(std::string& out, bool stripRef = false,
+                     const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
   // The type without its references (const T & -> T, and inside containers too).
   CType removeConstRef() const;
 
@@ -198,7 +217,9 @@ struct NamedCType {
   ArgName name;
   CType type;
 
-  std::string cppType(bool stripRef = false) const { return type.cppType(stripRef); }
+  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const {
+    return type.cppType(stripRef, spelling);
+  }
   NamedCType removeConstRef() const { return NamedCType{name, type.removeConstRef()}; }
   NamedCType withName(std::string n) const { return NamedCType{std::move(n), type}; }
   bool operator==(const NamedCType& o) const { return name == o.name && type == o.type; }
@@ -220,14 +241,14 @@ struct Binding {
   // The tensor options, or nullptr when the binding stands for a schema argument.
   const model::TensorOptionsArguments* tensorOptions() const;
 
-  std::string type() const { return nctype.cppType(); }
+  std::string type(const Spelling& spelling = Spelling::of(Libtorch::V2)) const { return nctype.cppType(false, spelling); }
   // "TYPE NAME=DEFAULT"; with funcPtrCast only "TYPE".
-  std::string decl(bool funcPtrCast = false) const;
+  std::string decl(bool funcPtrCast = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
   // "TYPE NAME" (no default).
-  std::string defn() const;
+  std::string defn(const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
   // decl() / defn() appended to `out`.
-  void appendDecl(std::string& out) const;
-  void appendDefn(std::string& out) const;
+  void appendDecl(std::string& out, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  void appendDefn(std::string& out, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
   Binding noDefault() const;
   Binding withName(std::string newName) const;  // torchgen's rename() and with_name()
 };
@@ -241,9 +262,9 @@ struct Expr {
 };
 
 // ", "-joined declarations / definitions / types / names / expressions (the usual argument lists).
-std::string joinDecls(const std::vector<Binding>& bindings);
-std::string joinDefns(const std::vector<Binding>& bindings);
-std::string joinTypes(const std::vector<Binding>& bindings);
+std::string joinDecls(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
+std::string joinDefns(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
+std::string joinTypes(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
 std::string joinNames(const std::vector<Binding>& bindings);
 std::string joinExprs(const std::vector<Expr>& exprs);
 

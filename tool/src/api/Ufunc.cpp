@@ -15,12 +15,6 @@ std::string kernelName(const model::NativeFunctionsGroup& g, model::DispatchKey 
   return schemaKernelName(g.out->func, key);
 }
 
-std::optional<NamedCType> dispatchstubType(const model::Type& t, const ArgName& binds) {
-  if (auto r = cpp::valuetypeType(t, binds, false)) return r;
-  if (t.isBase(BaseTy::Scalar)) return NamedCType{binds, CType::constRef(CType::base(scalarT))};
-  return std::nullopt;  // Tensor (other types are not ufunc arguments)
-}
-
 std::optional<BaseCppType> opmathType(const BaseCppType& s) {
   if (s == scalar_t) return opmath_t;
   return std::nullopt;

@@ -16,9 +16,6 @@ namespace opgen::api::ufunc {
 std::string schemaKernelName(const model::FunctionSchema& func, model::DispatchKey key);
 std::string kernelName(const model::NativeFunctionsGroup& g, model::DispatchKey key);
 
-// Dispatch stub argument types: value types as plain ints, Scalar as `const at::Scalar &`, tensors
-// dropped (nullopt).
-std::optional<NamedCType> dispatchstubType(const model::Type& t, const ArgName& binds);
 // opmath_t for scalar_t (the only computation type torchgen knows); nullopt otherwise.
 std::optional<BaseCppType> opmathType(const BaseCppType& scalarT);
 // Functor constructor types: tensors and scalars as the opmath type of scalarT.

@@ -139,24 +139,6 @@ int DiskOutputDirs::unchangedCount() const {
   return n;
 }
 
-support::OutputSink& MemoryOutputDirs::sinkFor(const std::string& dir) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto& sink = sinks_[dir];
-  if (!sink) sink = std::make_unique<support::MemorySink>(diags_);
-  return *sink;
-}
-
-std::optional<std::string> MemoryOutputDirs::readExisting(const std::string& dir, std::string_view relPath) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = existing_.find(std::pair<std::string, std::string>(dir, relPath));
-  if (it == existing_.end()) return std::nullopt;
-  return it->second;
-}
-
-const std::string* MemoryOutputDirs::find(std::string_view dir, std::string_view name) const {
-  auto it = sinks_.find(std::string(dir));
-  return it == sinks_.end() ? nullptr : it->second->find(name);
-}
 
 // --- Templates -------------------------------------------------------------------------------
 

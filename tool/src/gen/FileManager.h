@@ -16,7 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "dest/Emit.h"
+#include "dest/common/Emit.h"
 #include "support/CodeTemplate.h"
 #include "support/Diagnostics.h"
 #include "support/OutputSink.h"
@@ -65,35 +65,6 @@ class DiskOutputDirs final : public OutputDirs {
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::DirectorySink>> sinks_;
   std::set<std::string> newDirectories_;  // created by makeDirectory, with their new parents (normalized)
-};
-
-// MemorySinks, for tests.
-class MemoryOutputDirs final : public OutputDirs {
- public:
-  explicit MemoryOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
-  support::OutputSink& sinkFor(const std::string& dir) override;
-  void makeDirectory(const std::string& dir) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    directories_.insert(dir);
-  }
-  // Files that exist before the run (set with addExisting).
-  std::optional<std::string> readExisting(const std::string& dir, std::string_view relPath) override;
-  void addExisting(const std::string& dir, const std::string& relPath, std::string content) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    existing_[{dir, relPath}] = std::move(content);
-  }
-  // Directory -> its sink.
-  const std::map<std::string, std::unique_ptr<support::MemorySink>>& sinks() const { return sinks_; }
-  // The content written at DIR/NAME (paths as spelled by joinPurePath()), or nullptr.
-  const std::string* find(std::string_view dir, std::string_view name) const;
-  const std::set<std::string>& directories() const { return directories_; }
-
- private:
-  support::Diagnostics& diags_;
-  std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<support::MemorySink>> sinks_;
-  std::set<std::string> directories_;
-  std::map<std::pair<std::string, std::string>, std::string, std::less<>> existing_;
 };
 
 // torchgen's functools.cache over template files: each template is read and parsed once per run.

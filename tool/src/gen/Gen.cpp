@@ -1,8 +1,8 @@
 #include "gen/Gen.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <thread>
 
 #include <algorithm>
@@ -12,30 +12,34 @@
 #include <optional>
 #include <system_error>
 
-#include "dest/ATenOpList.h"
-#include "dest/AotiCShim.h"
-#include "dest/BackendSelect.h"
-#include "dest/CompositeViewCopyKernels.h"
-#include "dest/CppApi.h"
-#include "dest/DeclarationsYaml.h"
-#include "dest/DispatchKeyFunctions.h"
-#include "dest/EnumTag.h"
-#include "dest/InternedStrings.h"
-#include "dest/OperatorHeaders.h"
-#include "dest/OpsApi.h"
-#include "dest/RegisterDispatchKey.h"
-#include "dest/RegisterDispatchKeyFiles.h"
-#include "dest/RegisterFunctionalization.h"
-#include "dest/RegisterSchema.h"
-#include "dest/RegistrationDeclarations.h"
-#include "dest/TemplateOnlySources.h"
-#include "dest/UfuncKernels.h"
-#include "dest/UmbrellaHeaders.h"
-#include "dest/ViewMetaClasses.h"
-#include "dest/VmapPlumbing.h"
-#include "gen/Parse.h"
+#include "dest/aten/ATenOpList.h"
+#include "dest/aten/AotiCShim.h"
+#include "dest/aten/CompositeViewCopyKernels.h"
+#include "dest/aten/DeclarationsYaml.h"
+#include "dest/aten/DispatchKeyFunctions.h"
+#include "dest/aten/EnumTag.h"
+#include "dest/aten/FunctionalInverses.h"
+#include "dest/aten/Functions.h"
+#include "dest/aten/InternedStrings.h"
+#include "dest/aten/OperatorHeaders.h"
+#include "dest/aten/OperatorsCpp.h"
+#include "dest/aten/RegisterBackendSelect.h"
+#include "dest/aten/RegisterDispatchKeyCpp.h"
+#include "dest/aten/RegisterFunctionalization.h"
+#include "dest/aten/RegisterSchema.h"
+#include "dest/aten/RegistrationDeclarations.h"
+#include "dest/aten/TemplateOnlySources.h"
+#include "dest/aten/TensorBody.h"
+#include "dest/aten/UfuncKernels.h"
+#include "dest/aten/UmbrellaHeaders.h"
+#include "dest/aten/ViewMetaClasses.h"
+#include "dest/aten/VmapGeneratedPlumbing.h"
+#include "dest/common/ApiTable.h"
+#include "gen/Command.h"
+#include "gen/Load.h"
 #include "gen/PurePath.h"
 #include "gen/Selector.h"
+#include "support/PhaseTimer.h"
 
 namespace opgen::gen {
 
@@ -44,10 +48,10 @@ namespace {
 using model::DispatchKey;
 
 // ---------------------------------------------------------------------------------------------
-// The output families. To add one: write dest/NAME.{h,cpp} with
+// The output families. To add one: write dest/aten/NAME.{h,cpp} with
 //   void emitNAME(const dest::EmitContext& ctx, const dest::Writers& out);
 // include its header above, put `&dest::emitNAME` in its row below, and add its files to the list
-// of implemented outputs in tool/test/gen_conformance_test.cpp.
+// of compared outputs in tool/test/gen_conformance_test.cpp.
 
 enum class Phase { Sources, Headers, DeclarationsYaml };  // torchgen's --generate values, in its order
 
@@ -58,7 +62,7 @@ struct Family {
   std::string_view name;
   Phase phase;
   Applies applies;  // whether torchgen writes this family in this run
-  Emitter emit;     // nullptr: not implemented yet
+  Emitter emit;
   int weight = 0;   // its cost on ATen (measured, in ms): the heaviest families start first
   // It creates thousands of files in ops/: two such families never run at once when another
   // family can run instead (see emitFamilies).
@@ -74,7 +78,7 @@ bool anyFunctionsKey(const dest::EmitContext& ctx) {
 }
 bool anyUfuncKernel(const dest::EmitContext& ctx) {
   const bool ufuncKey = std::any_of(ctx.dispatchKeys.begin(), ctx.dispatchKeys.end(), model::isUfuncDispatchKey);
-  return ufuncKey && std::any_of(ctx.groups.begin(), ctx.groups.end(),
+  return ufuncKey && std::any_of(ctx.ops.groups().begin(), ctx.ops.groups().end(),
                                  [](const model::NativeFunctionsGroup* g) { return !g->out->ufuncInnerLoop.empty(); });
 }
 
@@ -178,7 +182,7 @@ std::optional<SelectiveBuilder> makeSelector(const GenOptions& o, support::Diagn
 
 dest::EmitContext emitContext(const GenOptions& options, const model::Operators& ops, const SelectiveBuilder& selector,
                               const SelectiveBuilder& everything, const DispatchKeySets& keys,
-                              support::Diagnostics& diags) {
+                              support::Diagnostics& diags, dest::ApiTable& api) {
   dest::EmitContext ctx{.ops = ops,
                         .selector = selector,
                         .allOperators = everything,
@@ -186,8 +190,6 @@ dest::EmitContext emitContext(const GenOptions& options, const model::Operators&
                         .functionsKeys = keys.functionsKeys,
                         .staticDispatchIndices = {},
                         .aotiBackends = keys.aotiBackends,
-                        .groups = {},
-                        .viewGroups = {},
                         .rocm = options.rocm,
                         .perOperatorHeaders = options.perOperatorHeaders,
                         .forceSchemaRegistration = options.forceSchemaRegistration,
@@ -195,13 +197,10 @@ dest::EmitContext emitContext(const GenOptions& options, const model::Operators&
                         .updateAotiCShim = options.updateAotiCShim,
                         .extendAotiCShim = options.extendAotiCShim,
                         .generatesSources = options.generates(phaseName(Phase::Sources)),
-                        .diags = diags};
+                        .diags = diags,
+                        .api = api};
   // torchgen's backend_indices is a defaultdict: a key without kernels gets an empty index.
   for (DispatchKey k : options.staticDispatchKeys()) ctx.staticDispatchIndices.push_back(ctx.backendIndex(k));
-  for (const auto& item : ops.grouped())
-    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) ctx.groups.push_back(g);
-  for (const auto& item : ops.groupedByView())
-    if (const auto* g = std::get_if<model::NativeFunctionsViewGroup>(&item)) ctx.viewGroups.push_back(g);
   return ctx;
 }
 
@@ -322,9 +321,9 @@ bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContex
     while (std::optional<size_t> next = queue.take()) {
       const size_t i = *next;
       if (diags.hasErrors()) return;  // like torchgen, stop at the first failing family
-      const auto start = std::chrono::steady_clock::now();
+      const support::Stopwatch clock;
       todo[i]->emit(ctx, writers);
-      ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      ms[i] = clock.ms();
       done[i] = 1;
       queue.finished(i);
     }
@@ -343,7 +342,7 @@ bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContex
   for (size_t i = 0; i < todo.size(); ++i) {
     if (!done[i]) continue;
     report.emittedFamilies.emplace_back(todo[i]->name);
-    report.timings.emplace_back(std::string(todo[i]->name), ms[i]);
+    report.timer.add(std::string(todo[i]->name), ms[i]);
   }
   return !diags.hasErrors();
 }
@@ -352,7 +351,7 @@ bool emitFamilies(const std::vector<const Family*>& todo, const dest::EmitContex
 
 std::vector<FamilyInfo> genFamilies() {
   std::vector<FamilyInfo> out;
-  for (const Family& f : kFamilies) out.push_back({f.name, phaseName(f.phase), f.emit != nullptr});
+  for (const Family& f : kFamilies) out.push_back({f.name, phaseName(f.phase)});
   return out;
 }
 
@@ -360,14 +359,13 @@ namespace {
 
 // What a run builds and uses until its end. runGen hands it to GenReport::retained, so that a
 // process about to exit can leave it to the OS: freeing the model, the file managers' records and
-// the caches of an ATen run takes about 10 ms.
+// the table of an ATen run takes about 10 ms.
 struct RunState {
   explicit RunState(support::Diagnostics& diags) : templates(diags) {}
   std::optional<model::Operators> ops;
   TemplateCache templates;
   std::unique_ptr<FileManagers> fms;
-  dest::DirectApiCache directApi;
-  dest::CallApiCache callApi;
+  dest::ApiTable api;
 };
 
 }  // namespace
@@ -375,27 +373,22 @@ struct RunState {
 bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics& diags, GenReport& report) {
   auto state = std::make_unique<RunState>(diags);
   std::optional<model::Operators>& ops = state->ops;
-  auto last = std::chrono::steady_clock::now();
-  auto step = [&](std::string name) {
-    auto now = std::chrono::steady_clock::now();
-    report.timings.emplace_back(std::move(name), std::chrono::duration<double, std::milli>(now - last).count());
-    last = now;
-  };
+  support::PhaseTimer& timer = report.timer;
   std::optional<SelectiveBuilder> selector = makeSelector(options, diags);
   if (!selector) return false;
   const SelectiveBuilder everything = SelectiveBuilder::selectAll();
   DispatchKeySets keys = dispatchKeySets(options);
 
-  ParseOptions load;
-  load.nativeFunctionsPath = osPathJoin(options.sourcePath, "native/native_functions.yaml");
-  load.tagsPath = osPathJoin(options.sourcePath, "native/tags.yaml");
+  const ModelFiles files{.nativeFunctions = osPathJoin(options.sourcePath, "native/native_functions.yaml"),
+                         .tags = osPathJoin(options.sourcePath, "native/tags.yaml")};
+  model::LoadOptions load;
   load.ignoreKeys = keys.ignoreKeys;
   // While the loader checks, generates and groups functions, a core is free: it makes the C++ API
   // entries of the parsed functions, which the headers need later (every function's).
-  load.alongside = [&callApi = state->callApi](const model::NativeFunction& f) { callApi.get(f); };
-  ops = loadModel(load, diags);
+  load.alongside = [&api = state->api](const model::NativeFunction& f) { api.of(f).call(); };
+  ops = loadModel(files, load, diags);
   if (!ops) return false;
-  step("load");
+  timer.lap("load");
 
   // Output directories, created up front as torchgen does (f-strings, not os.path.join).
   const std::string coreDir = options.installDir + "/core";
@@ -414,29 +407,64 @@ bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics
   if (options.xpu)
     fms.xpu = std::make_unique<FileManager>(options.installDir, templateDir, options.dryRun, templates, outputs, diags);
 
-  dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags);
-  ctx.directApiCache = &state->directApi;
-  ctx.callApiCache = &state->callApi;
+  const dest::EmitContext ctx = emitContext(options, *ops, *selector, everything, keys, diags, state->api);
   const dest::Writers writers = fms.writers();
   std::vector<const Family*> todo;
   for (Phase phase : {Phase::Sources, Phase::Headers, Phase::DeclarationsYaml}) {
     if (!options.generates(phaseName(phase))) continue;
     for (const Family& family : kFamilies) {
       if (family.phase != phase || !family.applies(ctx)) continue;
-      if (family.emit == nullptr) report.skippedFamilies.emplace_back(family.name);
-      else todo.push_back(&family);
+      todo.push_back(&family);
     }
   }
   const bool ok = emitFamilies(todo, ctx, writers, jobCount(), diags, report);
-  last = std::chrono::steady_clock::now();
+  timer.skip();
   report.retained = std::move(state);
   if (!ok) return false;
 
   if (options.outputDependencies && !options.outputDependencies->empty()) {
     writeDependencyLists(*options.outputDependencies, fms, outputs, diags);
-    step("output lists");
+    timer.lap("output lists");
   }
   return !diags.hasErrors();
 }
+
+namespace {
+
+Outcome runGenCommand(const Invocation& invocation, support::Diagnostics& diags) {
+  auto options = parseGenCommandLine(invocation.args);
+  std::optional<std::string> problem;
+  if (!options) {
+    problem = options.error().message;
+  } else if (options->help) {
+    std::cout << genUsage();
+    return {};
+  } else {
+    problem = checkGenOptions(*options);
+  }
+  if (problem) return usageError("gen", *problem);
+  auto outputs = std::make_shared<DiskOutputDirs>(diags);
+  GenReport report;
+  runGen(*options, *outputs, diags, report);
+  for (const std::string& line : outputs->printed()) std::cout << line << '\n';
+  // OPGEN_TIMINGS=1: where the time went (an environment variable, so the command line stays torchgen's).
+  if (const char* t = std::getenv("OPGEN_TIMINGS"); t != nullptr && *t != '\0' && std::string_view(t) != "0") {
+    std::cout.flush();
+    report.timer.print(std::cerr, "gen");
+  }
+  // The run's memory and the outputs' records go with the process (see Outcome::retained).
+  using Kept = std::pair<std::shared_ptr<void>, std::shared_ptr<DiskOutputDirs>>;
+  return finished(diags, std::make_shared<Kept>(std::move(report.retained), std::move(outputs)));
+}
+
+}  // namespace
+
+const Command kGenCommand{
+    .name = "gen",
+    .synopsis = R"(  opgen gen [-s SRC] [-d INSTALL_DIR] [-o DEPS] [--per-operator-headers] [...]
+        Generate ATen's sources like `python -m torchgen.gen`, with the same command line and the
+        same files; `opgen gen --help` lists the options.
+)",
+    .run = runGenCommand};
 
 }  // namespace opgen::gen

@@ -4,8 +4,7 @@
 // --generate and the mode ask for, and writes the --output-dependencies lists.
 //
 // The output families are listed in one table in Gen.cpp, in torchgen's order. A family is an
-// emitter in dest/ (`void emitX(const dest::EmitContext&, const dest::Writers&)`); a family opgen does
-// not implement yet has no emitter and is reported in GenReport::skippedFamilies.
+// emitter in dest/aten/ (`void emitX(const dest::EmitContext&, const dest::Writers&)`).
 #pragma once
 
 #include <memory>
@@ -17,15 +16,14 @@
 #include "gen/FileManager.h"
 #include "gen/GenOptions.h"
 #include "support/Diagnostics.h"
+#include "support/PhaseTimer.h"
 
 namespace opgen::gen {
 
 struct GenReport {
   std::vector<std::string> emittedFamilies;
-  // Families this run would produce with torchgen that opgen does not implement yet.
-  std::vector<std::string> skippedFamilies;
-  // Wall time of each step ("load", then every family, "output lists"), in milliseconds.
-  std::vector<std::pair<std::string, double>> timings;
+  // Wall time of each step: "load", then every family, "output lists".
+  support::PhaseTimer timer;
   // The run's model, file managers and caches, which the outputs no longer need: freed with the
   // report, or left to the OS by a process that exits (see main.cpp).
   std::shared_ptr<void> retained;
@@ -36,12 +34,10 @@ struct GenReport {
 // reported; like torchgen, files written before the error stay.
 bool runGen(const GenOptions& options, OutputDirs& outputs, support::Diagnostics& diags, GenReport& report);
 
-// The output families, in torchgen's order: name, the --generate value that produces it, and whether
-// opgen implements it.
+// The output families, in torchgen's order: name and the --generate value that produces it.
 struct FamilyInfo {
   std::string_view name;
   std::string_view generate;  // "sources", "headers" or "declarations_yaml"
-  bool implemented = false;
 };
 std::vector<FamilyInfo> genFamilies();
 

@@ -324,8 +324,7 @@ std::string genUsage() {
 
 Generates ATen's operator sources, as `python -m torchgen.gen` (torchgen 2.14.1) does, from
 SRC/native/native_functions.yaml, SRC/native/tags.yaml and the templates in SRC/templates; the files
-are torchgen's, byte for byte, and a file whose content is unchanged is not rewritten. Output families
-that opgen does not implement yet are skipped, with one warning that names them.
+are torchgen's, byte for byte, and a file whose content is unchanged is not rewritten.
 
 Options (long options may be abbreviated to an unambiguous prefix; --opt=VALUE works too):
   -h, --help                       This text.

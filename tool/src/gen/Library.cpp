@@ -5,10 +5,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
-#include "dest/Library.h"
+#include <nlohmann/json.hpp>
+
+#include "dest/common/ApiTable.h"
+#include "dest/library/Library.h"
+#include "gen/Command.h"
 #include "gen/FileManager.h"
-#include "gen/Parse.h"
+#include "gen/Load.h"
 #include "gen/Selector.h"
 #include "support/OutputSink.h"
 #include "support/Strings.h"
@@ -23,9 +28,9 @@ namespace fs = std::filesystem;
 // disk unless the whole run succeeds.
 class LibraryWriter final : public dest::Writer {
  public:
-  LibraryWriter(std::string templateDir, std::string prefix, bool libtorch1, TemplateCache& templates,
+  LibraryWriter(std::string templateDir, std::string prefix, TemplateCache& templates,
                 support::MemorySink& sink, support::Diagnostics& diags)
-      : templateDir_(std::move(templateDir)), prefix_(std::move(prefix)), libtorch1_(libtorch1),
+      : templateDir_(std::move(templateDir)), prefix_(std::move(prefix)),
         templates_(templates), sink_(sink), diags_(diags) {}
 
   void write(std::string_view filename, const dest::EnvFn& env) override { writeWithTemplate(filename, filename, env); }
@@ -48,11 +53,10 @@ class LibraryWriter final : public dest::Writer {
 
  private:
   void store(std::string_view filename, std::string text) {
-    sink_.write(prefix_ + std::string(filename), libtorch1_ ? spellForLibtorch1(std::move(text)) : std::move(text));
+    sink_.write(prefix_ + std::string(filename), std::move(text));
   }
 
   std::string templateDir_, prefix_;
-  bool libtorch1_;
   TemplateCache& templates_;
   support::MemorySink& sink_;
   support::Diagnostics& diags_;
@@ -119,14 +123,62 @@ Options:
                            the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
                            names another)
   --templates DIR          the plugin's templates/library directory (default: beside the executable)
-  --list-outputs           print the output paths (relative to OUTPUT_DIR), one per line, and stop
+  --describe               print what a build needs to know, as JSON, and stop: the namespace, the
+                           link anchor (the symbol whose reference keeps every registration in a
+                           link) and the files by kind ("headers", "sources", "python"), relative to
+                           OUTPUT_DIR (with --namespace, the YAML is not read)
   --stamp FILE             touch FILE after a successful run
   --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build tool
   --depfile-outputs        list the outputs among those dependencies too (Unix Makefiles)
   -h, --help               this text
 )";
 
+// --describe's JSON.
+nlohmann::ordered_json describe(const dest::LibraryFiles& files) {
+  nlohmann::ordered_json j;
+  j["namespace"] = files.ns;
+  j["link_anchor"] = files.linkAnchor;
+  j["headers"] = files.headers;
+  j["sources"] = files.sources;
+  j["python"] = files.python;
+  return j;
+}
+
+// The plugin's library templates: installed beside the executable (PREFIX/bin/opgen,
+// PREFIX/share/opgen/templates/library), or the source tree's for a build-tree opgen.
+std::string defaultTemplateDir(const std::string& executable) {
+  std::error_code ec;
+  fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) exe = fs::absolute(executable, ec);
+  const fs::path installed = exe.parent_path().parent_path() / "share/opgen/templates/library";
+  if (fs::is_directory(installed, ec)) return installed.string();
+#ifdef OPGEN_SOURCE_TEMPLATE_DIR
+  return OPGEN_SOURCE_TEMPLATE_DIR "/library";
+#else
+  return {};
+#endif
+}
+
+Outcome runLibraryCommand(const Invocation& invocation, support::Diagnostics& diags) {
+  auto options = parseLibraryCommandLine(invocation.args, defaultTemplateDir(invocation.executable));
+  if (!options) return usageError("library", options.error().message);
+  if (options->help) {
+    std::cout << libraryUsage();
+    return {};
+  }
+  runLibrary(*options, diags, std::cout);
+  return finished(diags);
+}
+
 }  // namespace
+
+const Command kLibraryCommand{
+    .name = "library",
+    .synopsis = R"(  opgen library YAML -o OUTPUT_DIR [--backend KEY]... [--namespace NS] [...]
+        Generate an operator library's registration, kernel declarations and C++ API (what the
+        CMake function add_operator_library runs); `opgen library --help` lists the options.
+)",
+    .run = runLibraryCommand};
 
 std::string libraryUsage() { return std::string(kLibraryUsage); }
 
@@ -148,7 +200,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
       o.help = true;
       return o;
     }
-    if (a == "--list-outputs") { o.listOutputs = true; continue; }
+    if (a == "--describe") { o.describe = true; continue; }
     if (a == "--depfile-outputs") { o.depfileOutputs = true; continue; }
     if (a == "--python-module") { o.pythonModule = true; continue; }
     if (a.empty() || a[0] != '-') {
@@ -188,20 +240,8 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
   }
   if (o.yamlPath.empty()) return support::makeError("missing YAML (the library's native_functions.yaml)");
   if (o.outputDir.empty()) return support::makeError("missing -o OUTPUT_DIR");
-  if (o.templateDir.empty() && !o.listOutputs) return support::makeError("missing --templates DIR");
+  if (o.templateDir.empty() && !o.describe) return support::makeError("missing --templates DIR");
   return o;
-}
-
-std::string spellForLibtorch1(std::string text) {
-  static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {
-      {"::std::optional", "c10::optional"},
-      {"::std::nullopt", "c10::nullopt"},
-      {"c10::fromIntArrayRefSlow(", "c10::fromIntArrayRef("},
-      {"C10_AS_INTARRAYREF_SLOW(", "c10::asIntArrayRefSlow("},
-  };
-  for (const auto& [from, to] : kRenames)
-    if (text.find(from) != std::string::npos) text = support::replaceAll(text, from, to);
-  return text;
 }
 
 bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std::ostream& out) {
@@ -209,16 +249,15 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     diags.error({}, "--namespace '" + *options.ns + "' is not a C++ identifier");
     return false;
   }
+  const ModelFiles files{.nativeFunctions = options.yamlPath, .tags = options.tagsPath};
   // Kernels named without a namespace are in the library's (NS::native).
-  ParseOptions parse;
-  parse.nativeFunctionsPath = options.yamlPath;
-  parse.tagsPath = options.tagsPath;
-  parse.defaultKernelNamespace = "";
+  model::LoadOptions load;
+  load.defaultKernelNamespace = "";
   std::optional<model::Operators> ops;
   std::optional<std::string> ns = options.ns;
-  // Listing the outputs needs the yaml only to learn the namespace.
-  if (!options.listOutputs || !ns) {
-    ops = loadModel(parse, diags);
+  // Describing the library needs the yaml only to learn the namespace.
+  if (!options.describe || !ns) {
+    ops = loadModel(files, load, diags);
     if (!ops) return false;
     ns = libraryNamespace(options, *ops, diags);
     if (!ns) return false;
@@ -232,34 +271,30 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .shards = options.shards,
                          .pythonModule = options.pythonModule,
                          .pythonLibraryPath = options.pythonLibraryPath};
-  const std::vector<std::string> outputs = dest::libraryOutputs(spec);
-  if (options.listOutputs) {
-    for (const std::string& path : outputs) out << path << '\n';
+  const dest::LibraryFiles libraryFiles = dest::libraryFiles(spec);
+  if (options.describe) {
+    out << describe(libraryFiles).dump(1) << '\n';
     return true;
   }
 
   SelectiveBuilder everything = SelectiveBuilder::selectAll();
-  dest::EmitContext ctx{.ops = *ops,
+  dest::ApiTable api(options.torchMajor < 2 ? api::Libtorch::V1 : api::Libtorch::V2);
+  const dest::EmitContext ctx{.ops = *ops,
                         .selector = everything,
                         .allOperators = everything,
                         .dispatchKeys = spec.registered,
                         .functionsKeys = {},
                         .staticDispatchIndices = {},
                         .aotiBackends = {},
-                        .groups = {},
-                        .viewGroups = {},
                         .diags = diags,
-                        .metaNamespace = *ns + "::meta",
-                        .legacyTorch = options.torchMajor < 2};
-  for (const auto& item : ops->grouped())
-    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item)) ctx.groups.push_back(g);
+                        .api = api,
+                        .metaNamespace = *ns + "::meta"};
 
   TemplateCache templates(diags);
   support::MemorySink memory(diags);
-  const bool libtorch1 = options.torchMajor < 2;
-  LibraryWriter headers(options.templateDir, "include/" + *ns + "/", libtorch1, templates, memory, diags);
-  LibraryWriter sources(options.templateDir, "src/", libtorch1, templates, memory, diags);
-  LibraryWriter python(options.templateDir, "python/" + *ns + "/", false, templates, memory, diags);
+  LibraryWriter headers(options.templateDir, dest::libraryHeaderDir(*ns), templates, memory, diags);
+  LibraryWriter sources(options.templateDir, dest::librarySourceDir(), templates, memory, diags);
+  LibraryWriter python(options.templateDir, dest::libraryPythonDir(*ns), templates, memory, diags);
   dest::emitLibrary(ctx, spec, {headers, sources, &python});
   if (diags.hasErrors()) return false;
 
@@ -269,12 +304,10 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
 
   if (options.depfile && options.stamp) {
     std::vector<std::string> deps = {options.yamlPath};
-    if (options.tagsPath) deps.push_back(*options.tagsPath);
-    else if (fs::exists(fs::path(options.yamlPath).parent_path() / "tags.yaml"))
-      deps.push_back((fs::path(options.yamlPath).parent_path() / "tags.yaml").string());
+    if (const std::string tags = files.tagsPath(); !tags.empty()) deps.push_back(tags);
     for (const std::string& t : templates.paths()) deps.push_back(t);
     if (options.depfileOutputs)
-      for (const std::string& path : outputs) deps.push_back((fs::path(options.outputDir) / path).string());
+      for (const std::string& path : libraryFiles.all()) deps.push_back((fs::path(options.outputDir) / path).string());
     if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
   }
   if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;

@@ -1,6 +1,6 @@
 // `opgen library`: the sources and headers of an operator library (what the CMake function
 // add_operator_library runs at build time), from the library's native_functions.yaml and the plugin's
-// templates (templates/library). See dest/Library.h for the files.
+// templates (templates/library). See dest/library/Library.h for the files.
 #pragma once
 
 #include <optional>
@@ -27,7 +27,7 @@ struct LibraryOptions {
   int torchMajor = 2;
   bool pythonModule = false;                 // also the typed Python package python/NS/
   std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
-  bool listOutputs = false;                  // print the output paths (one per line) and stop
+  bool describe = false;                     // print the namespace, link anchor and files (JSON) and stop
   std::optional<std::string> depfile;        // Makefile-syntax dependencies of the stamp
   std::optional<std::string> stamp;          // touched after every successful run
   bool depfileOutputs = false;               // list the outputs in the depfile too (Makefiles: a
@@ -45,10 +45,5 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
 
 // Runs the command; false after reporting errors (then no output file was changed).
 bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std::ostream& out);
-
-// libtorch 1.x spells a few names of the generated code differently: ::std::optional and
-// ::std::nullopt are c10::optional and c10::nullopt, c10::fromIntArrayRefSlow is
-// c10::fromIntArrayRef, C10_AS_INTARRAYREF_SLOW is c10::asIntArrayRefSlow.
-std::string spellForLibtorch1(std::string text);
 
 }  // namespace opgen::gen

@@ -1,14 +1,97 @@
 #include "gen/Parse.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <iostream>
 
+#include "gen/Command.h"
+#include "gen/Load.h"
 #include "model/Groups.h"
-#include "model/Loader.h"
 #include "support/OutputSink.h"
+#include "support/PhaseTimer.h"
 
 namespace opgen::gen {
 
 namespace {
+
+constexpr std::string_view kUsage = R"(Usage: opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
+
+Checks a native_functions.yaml with torchgen's rules and prints its model as JSON (README.md
+describes it), on standard output or into OUT.json (rewritten only when its content changes).
+
+Options:
+  --tags TAGS_YAML    the tags (default: tags.yaml beside the native functions file, if any)
+  --skip-autogen      leave out the functions that torchgen generates (autogen:)
+  -o, --output FILE   write the JSON there
+  --timings           print how long loading, describing and printing took
+  -h, --help          this text
+)";
+
+struct ParseOptions {
+  ModelFiles files;
+  bool skipAutogen = false;
+  std::string outPath;
+  bool timings = false;
+};
+
+// The options of `opgen parse ARGS...`; an error names the problem.
+support::Expected<ParseOptions> parseCommandLine(const std::vector<std::string>& args) {
+  ParseOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> support::Expected<std::string> {
+      if (i + 1 >= args.size()) return support::makeError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--tags" || a == "-o" || a == "--output") {
+      support::Expected<std::string> v = value();
+      if (!v) return v.error();
+      (a == "--tags" ? o.files.tags.emplace() : o.outPath) = v.take();
+    } else if (a == "--timings") {
+      o.timings = true;
+    } else if (a == "--skip-autogen") {
+      o.skipAutogen = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return support::makeError("unknown option '" + a + "'");
+    } else if (o.files.nativeFunctions.empty()) {
+      o.files.nativeFunctions = a;
+    } else {
+      return support::makeError("unexpected argument '" + a + "'");
+    }
+  }
+  if (o.files.nativeFunctions.empty()) return support::makeError("missing NATIVE_FUNCTIONS_YAML");
+  return o;
+}
+
+Outcome runParse(const Invocation& invocation, support::Diagnostics& diags) {
+  if (printedUsage(invocation, kUsage)) return {};
+  support::Expected<ParseOptions> options = parseCommandLine(invocation.args);
+  if (!options) return usageError("parse", options.error().message);
+  support::PhaseTimer timer;
+  model::LoadOptions load;
+  load.skipNativeFunctionsGen = options->skipAutogen;
+  std::optional<model::Operators> ops = loadModel(options->files, load, diags);
+  timer.lap("load");
+  if (!ops) return finished(diags);
+  const nlohmann::ordered_json model = describeModel(*ops);
+  timer.lap("describe");
+  const std::string text = model.dump(1) + "\n";
+  timer.lap("dump");
+  if (options->timings) timer.print(std::cerr, "parse");
+  if (options->outPath.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return finished(diags);
+  }
+  const std::filesystem::path out(options->outPath);
+  support::DirectorySink sink(out.has_parent_path() ? out.parent_path() : ".", diags);
+  if (sink.write(out.filename().string(), text)) {
+    const auto& counts = model["counts"];
+    std::cerr << "opgen: wrote " << options->outPath << ": the model of " << options->files.nativeFunctions << ", "
+              << counts["native_functions"] << " native functions, " << counts["groups"] << " groups, "
+              << counts["view_groups"] << " view groups, " << model["backend_indices"].size() << " dispatch keys\n";
+  }
+  return finished(diags);
+}
 
 nlohmann::ordered_json nameOrNull(const model::NativeFunction* f) {
   return f ? nlohmann::ordered_json(f->func.name.str()) : nlohmann::ordered_json(nullptr);
@@ -43,35 +126,7 @@ nlohmann::ordered_json describeFunction(const model::NativeFunction& f, const mo
 
 }  // namespace
 
-std::optional<model::Operators> loadModel(const ParseOptions& options, support::Diagnostics& diags) {
-  support::InputFiles inputs(diags);
-  std::string tagsPath;
-  if (options.tagsPath) {
-    tagsPath = *options.tagsPath;
-  } else {
-    auto beside = std::filesystem::path(options.nativeFunctionsPath).parent_path() / "tags.yaml";
-    if (std::filesystem::exists(beside)) tagsPath = beside.string();
-  }
-  std::set<std::string> tags;
-  if (!tagsPath.empty()) {
-    auto text = inputs.read(tagsPath);
-    if (!text) return std::nullopt;
-    auto loaded = model::loadTags(tagsPath, *text, diags);
-    if (!loaded) return std::nullopt;
-    tags = std::move(*loaded);
-  }
-  auto text = inputs.read(options.nativeFunctionsPath);
-  if (!text) return std::nullopt;
-  model::LoadOptions loadOptions;
-  loadOptions.skipNativeFunctionsGen = options.skipNativeFunctionsGen;
-  loadOptions.ignoreKeys = options.ignoreKeys;
-  loadOptions.defaultKernelNamespace = options.defaultKernelNamespace;
-  loadOptions.alongside = options.alongside;
-  return model::loadNativeFunctions(options.nativeFunctionsPath, *text, tags, loadOptions, diags);
-}
-
 nlohmann::ordered_json describeModel(const model::Operators& ops) {
-
   nlohmann::ordered_json j;
   nlohmann::ordered_json functions = nlohmann::ordered_json::array();
   for (const model::NativeFunction* f : ops.functions()) functions.push_back(describeFunction(*f, ops));
@@ -111,5 +166,12 @@ nlohmann::ordered_json describeModel(const model::Operators& ops) {
   j["backend_indices"] = std::move(indices);
   return j;
 }
+
+const Command kParseCommand{
+    .name = "parse",
+    .synopsis = R"(  opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
+        Check a native_functions.yaml and print its model as JSON (see README.md).
+)",
+    .run = runParse};
 
 }  // namespace opgen::gen

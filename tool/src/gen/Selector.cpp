@@ -28,7 +28,8 @@ std::string pyStr(const support::YamlNode& n) {
   }
 }
 
-// The fields of a SelectiveBuilder, as read from a file.
+// What a selection file holds: torchgen checks every field, and opgen with it; the selector keeps
+// what the emitters ask (whether everything is selected, and the operators).
 struct SelectiveBuilderParts {
   bool includeAllOperators = false;
   bool includeAllNonOpSelectives = false;
@@ -172,7 +173,6 @@ SelectiveBuilder SelectiveBuilder::selectAll() {
 SelectiveBuilder SelectiveBuilder::fromLegacyAllowList(const std::vector<std::string>& names, bool isRootOperator,
                                                        bool isUsedForTraining) {
   SelectiveBuilder s;
-  s.includeAllNonOpSelectives_ = true;
   for (const std::string& name : names)
     s.operators_.insert_or_assign(name, SelectiveBuildOperator{name, isRootOperator, isUsedForTraining, true, {}});
   return s;
@@ -193,13 +193,7 @@ std::optional<SelectiveBuilder> SelectiveBuilder::fromYamlText(std::string_view 
   if (!SelectionReader(path, diags).read(*doc, parts)) return std::nullopt;
   SelectiveBuilder s;
   s.includeAllOperators_ = parts.includeAllOperators;
-  s.includeAllNonOpSelectives_ = parts.includeAllNonOpSelectives;
-  s.debugInfo_ = std::move(parts.debugInfo);
   s.operators_ = std::move(parts.operators);
-  s.kernelMetadata_ = std::move(parts.kernelMetadata);
-  s.etKernelMetadata_ = std::move(parts.etKernelMetadata);
-  s.customClasses_ = std::move(parts.customClasses);
-  s.buildFeatures_ = std::move(parts.buildFeatures);
   return s;
 }
 
@@ -212,29 +206,6 @@ bool SelectiveBuilder::isOperatorSelected(std::string_view name) const {
   if (includeAllOperators_ || find(name) != nullptr) return true;
   const SelectiveBuildOperator* base = find(stripOverloadName(name));
   return base != nullptr && base->includeAllOverloads;
-}
-
-bool SelectiveBuilder::isOperatorSelectedForTraining(std::string_view name) const {
-  if (!isOperatorSelected(name)) return false;
-  if (includeAllOperators_) return true;
-  const SelectiveBuildOperator* op = find(name);
-  const SelectiveBuildOperator* base = find(stripOverloadName(name));
-  return (op != nullptr && op->isUsedForTraining) ||
-         (base != nullptr && base->includeAllOverloads && base->isUsedForTraining);
-}
-
-bool SelectiveBuilder::isRootOperator(std::string_view name) const {
-  if (!isOperatorSelected(name)) return false;
-  if (includeAllOperators_) return true;
-  if (const SelectiveBuildOperator* op = find(name)) return op->isRootOperator;
-  const SelectiveBuildOperator* base = find(stripOverloadName(name));
-  return base != nullptr && base->includeAllOverloads && base->isRootOperator;
-}
-
-bool SelectiveBuilder::isKernelDtypeSelected(std::string_view kernelTag, std::string_view dtype) const {
-  if (includeAllOperators_ || includeAllNonOpSelectives_) return true;
-  auto it = kernelMetadata_.find(std::string(kernelTag));
-  return it != kernelMetadata_.end() && std::find(it->second.begin(), it->second.end(), dtype) != it->second.end();
 }
 
 }  // namespace opgen::gen

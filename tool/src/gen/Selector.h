@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dest/Emit.h"
+#include "dest/common/Emit.h"
 #include "support/Diagnostics.h"
 
 namespace opgen::gen {
@@ -44,27 +44,15 @@ class SelectiveBuilder final : public dest::OperatorSelector {
                                                       support::Diagnostics& diags);
 
   bool includesAllOperators() const override { return includeAllOperators_; }
-  bool includesAllNonOpSelectives() const { return includeAllNonOpSelectives_; }
   bool isOperatorSelected(std::string_view name) const override;
-  bool isOperatorSelectedForTraining(std::string_view name) const override;
-  bool isRootOperator(std::string_view name) const override;
-  bool isKernelDtypeSelected(std::string_view kernelTag, std::string_view dtype) const override;
 
   const std::map<std::string, SelectiveBuildOperator, std::less<>>& operators() const { return operators_; }
-  const std::set<std::string>& customClasses() const { return customClasses_; }
-  const std::set<std::string>& buildFeatures() const { return buildFeatures_; }
 
  private:
   const SelectiveBuildOperator* find(std::string_view name) const;
 
   bool includeAllOperators_ = false;
-  bool includeAllNonOpSelectives_ = false;
-  std::optional<std::vector<std::string>> debugInfo_;
   std::map<std::string, SelectiveBuildOperator, std::less<>> operators_;
-  std::map<std::string, std::vector<std::string>> kernelMetadata_;
-  std::map<std::string, std::vector<std::string>> etKernelMetadata_;
-  std::set<std::string> customClasses_;
-  std::set<std::string> buildFeatures_;
 };
 
 // torchgen's op name without its overload: "aten::add.Tensor" -> "aten::add".

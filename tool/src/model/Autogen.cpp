@@ -158,9 +158,7 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
   if (!families) return false;
 
   const int errorsBefore = diags.errorCount();
-  auto error = [&](const NativeFunction& f, const std::string& message) {
-    diags.error(f.loc.sourceLoc(), "in '" + f.func.name.str() + "': " + message);
-  };
+  auto error = [&](const NativeFunction& f, const std::string& message) { reportError(diags, f, message); };
   for (auto& family : *families) {
     auto find = [&](SchemaKind k) -> const NativeFunction* {
       for (const auto& [kind, f] : family)
@@ -206,7 +204,7 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
         continue;
       }
       diags.warning(base->loc.sourceLoc(),
-                    "in '" + base->func.name.str() + "': " + message + " (accepted in an older file that uses Dimname)");
+                    support::aboutOperator(base->func.name.str(), message + " (accepted in an older file that uses Dimname)"));
     }
     auto emit = [&](SchemaKind k) {
       auto g = generateFunction(*base, k);

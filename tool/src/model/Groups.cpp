@@ -11,9 +11,7 @@ namespace {
 
 support::SourceLoc locOf(const NativeFunction& f) { return f.loc.sourceLoc(); }
 
-void fail(support::Diagnostics& diags, const NativeFunction& f, const std::string& message) {
-  diags.error(locOf(f), "in '" + f.func.name.str() + "': " + message);
-}
+void fail(support::Diagnostics& diags, const NativeFunction& f, const std::string& message) { reportError(diags, f, message); }
 
 // The rules of NativeFunctionsGroup.__post_init__ (the members share a signature by construction).
 bool checkGroup(const NativeFunctionsGroup& g, support::Diagnostics& diags) {
@@ -269,6 +267,15 @@ bool getsGeneratedViewCopy(const NativeFunction& f) {
 OperatorName viewCopyName(const NativeFunction& f) {
   return OperatorName{BaseOperatorName{f.func.name.name.base + "_copy", false, f.func.name.name.dunderMethod, false, ""},
                       f.func.name.overloadName};
+}
+
+const NativeFunction& representative(const FunctionOrGroup& item) {
+  if (const auto* f = std::get_if<const NativeFunction*>(&item)) return **f;
+  return *std::get<NativeFunctionsGroup>(item).functional;
+}
+
+void reportError(support::Diagnostics& diags, const FunctionOrGroup& item, std::string_view message) {
+  reportError(diags, representative(item), message);
 }
 
 }  // namespace opgen::model

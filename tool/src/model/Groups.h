@@ -47,6 +47,12 @@ struct NativeFunctionsViewGroup {
 using FunctionOrGroup = std::variant<const NativeFunction*, NativeFunctionsGroup>;
 using FunctionOrViewGroup = std::variant<const NativeFunction*, NativeFunctionsViewGroup>;
 
+// The function that stands for an item in errors and in sharding: the function itself, or a group's
+// functional function.
+const NativeFunction& representative(const FunctionOrGroup& item);
+// Reports an error about an item at its representative's entry, naming it.
+void reportError(support::Diagnostics& diags, const FunctionOrGroup& item, std::string_view message);
+
 // Functions with the same signature() (their signatureString), each with its schema kind, in order
 // of first appearance.
 using Family = std::vector<std::pair<SchemaKind, const NativeFunction*>>;

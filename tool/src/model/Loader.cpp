@@ -55,13 +55,14 @@ class EntryParser {
   // Error at a node (or at an offset inside a scalar node), naming the entry.
   bool fail(const YamlNode& at, const std::string& message, int offset = 0) {
     SourceLoc loc = support::locOf(at, path_).shifted(offset);
-    diags_.error(loc, entryName_.empty() ? message : "in '" + entryName_ + "': " + message);
+    if (entryName_.empty()) diags_.error(loc, message);
+    else diags_.errorAbout(loc, entryName_, message);
     return false;
   }
 
   // A rule that older files may break: decided later whether it is an error or a warning.
   void lint(const YamlNode& at, const std::string& message) {
-    lints_.push_back({support::Severity::Error, support::locOf(at, path_), "in '" + entryName_ + "': " + message});
+    lints_.push_back({support::Severity::Error, support::locOf(at, path_), support::aboutOperator(entryName_, message)});
   }
 
   // The value of the entry's first `key`, or an undefined node.
@@ -534,26 +535,30 @@ void checkAcrossEntries(const std::vector<const NativeFunction*>& fs, const std:
       auto it = byName.find(f.structuredDelegate->str());
       const std::string d = f.structuredDelegate->str();
       if (it == byName.end())
-        diags.error(at("structured_delegate"), "in '" + name + "': marked as a structured_delegate pointing to " + d +
-                                                   ", but " + d + " is missing");
+        diags.errorAbout(at("structured_delegate"), name,
+                         "marked as a structured_delegate pointing to " + d + ", but " + d + " is missing");
       else if (!it->second->structured)
-        diags.error(at("structured_delegate"), "in '" + name + "': marked as a structured_delegate pointing to " + d +
-                                                   ", but " + d + " is not marked as structured; consider adding 'structured: True' to the delegated operator");
+        diags.errorAbout(at("structured_delegate"), name,
+                         "marked as a structured_delegate pointing to " + d + ", but " + d +
+                             " is not marked as structured; consider adding 'structured: True' to the delegated operator");
     }
     for (const Argument* a : f.func.arguments.flatAll())
       if (std::binary_search(kPythonKeywords.begin(), kPythonKeywords.end(), a->name) &&
           !reservedKeywordExcluded(name, a->name))
-        lints.push_back({support::Severity::Error, at("func"), "in '" + name + "': argument name '" + a->name + "' is a reserved Python keyword"});
+        lints.push_back({support::Severity::Error, at("func"),
+                         support::aboutOperator(name, "argument name '" + a->name + "' is a reserved Python keyword")});
     if (f.tags.count("inplace_view") && name != "resize_" && name != "resize_as_" && f.func.name.name.str() != "set_") {
       const auto& base = f.func.name.name;
       if (!base.inplace) {
-        diags.error(at("tags"), "in '" + name + "': marked with tag inplace_view, but it doesn't follow the naming convention "
-                                "for inplace ops: the base name must have a trailing underscore");
+        diags.errorAbout(at("tags"), name,
+                         "marked with tag inplace_view, but it doesn't follow the naming convention for inplace ops: "
+                         "the base name must have a trailing underscore");
       } else {
         BaseOperatorName outOfPlace{base.base, false, base.dunderMethod, false, ""};
         if (!baseNames.count(outOfPlace.str()))
-          diags.error(at("tags"), "in '" + name + "': marked with tag inplace_view; the codegen expects a corresponding "
-                                  "out-of-place view op named '" + outOfPlace.str() + "' with a matching schema, but found none");
+          diags.errorAbout(at("tags"), name,
+                           "marked with tag inplace_view; the codegen expects a corresponding out-of-place view op "
+                           "named '" + outOfPlace.str() + "' with a matching schema, but found none");
       }
     }
   }

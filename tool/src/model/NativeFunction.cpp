@@ -43,8 +43,6 @@ bool NativeFunction::isViewOp() const {
   });
 }
 
-bool NativeFunction::isInplaceViewOp() const { return isViewOp() && func.name.name.inplace; }
-
 bool BackendIndex::add(const OperatorName& op, BackendMetadata m) {
   std::string key = op.str();
   if (byName_.count(key)) return false;
@@ -58,6 +56,10 @@ const BackendMetadata* BackendIndex::find(const OperatorName& op) const { return
 const BackendMetadata* BackendIndex::find(std::string_view opName) const {
   auto it = byName_.find(opName);
   return it == byName_.end() ? nullptr : &order_[it->second].second;
+}
+
+void reportError(support::Diagnostics& diags, const NativeFunction& f, std::string_view message) {
+  diags.errorAbout(f.loc.sourceLoc(), f.func.name.str(), message);
 }
 
 }  // namespace opgen::model

@@ -100,7 +100,6 @@ struct NativeFunction {
   bool generated() const { return tags.count("generated") != 0; }
   bool hasCompositeKernel() const;
   bool isViewOp() const;
-  bool isInplaceViewOp() const;  // aliasing and in-place: a view that mutates self's metadata
   std::string rootName() const { return func.name.name.base; }
   bool partOfStructuredGroup() const { return structured || structuredDelegate.has_value(); }
   bool hasVariant(Variant v) const { return variants.count(v) != 0; }
@@ -140,5 +139,8 @@ class BackendIndex {
   };
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> byName_;
 };
+
+// Reports an error about f at its entry, naming it: "FILE:LINE:COL: error: in 'NAME': MESSAGE".
+void reportError(support::Diagnostics& diags, const NativeFunction& f, std::string_view message);
 
 }  // namespace opgen::model

@@ -43,6 +43,10 @@ bool Operators::buildGroups(support::Diagnostics& diags) {
   if (!grouped || !byView) return false;
   grouped_ = std::move(*grouped);
   groupedByView_ = std::move(*byView);
+  for (const FunctionOrGroup& item : grouped_)
+    if (const auto* g = std::get_if<NativeFunctionsGroup>(&item)) groups_.push_back(g);
+  for (const FunctionOrViewGroup& item : groupedByView_)
+    if (const auto* g = std::get_if<NativeFunctionsViewGroup>(&item)) viewGroups_.push_back(g);
   return true;
 }
 

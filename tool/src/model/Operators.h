@@ -32,6 +32,10 @@ class Operators {
   const NativeFunction* find(const OperatorName& name) const;
   const std::vector<FunctionOrGroup>& grouped() const { return grouped_; }
   const std::vector<FunctionOrViewGroup>& groupedByView() const { return groupedByView_; }
+  // The groups among grouped() (torchgen's structured_native_functions: every group, structured or
+  // not) and the view groups among groupedByView() (torchgen's view_groups), in order.
+  const std::vector<const NativeFunctionsGroup*>& groups() const { return groups_; }
+  const std::vector<const NativeFunctionsViewGroup*>& viewGroups() const { return viewGroups_; }
 
  private:
   std::vector<std::unique_ptr<const NativeFunction>> owned_;
@@ -41,6 +45,8 @@ class Operators {
   std::set<std::string> validTags_;
   std::vector<FunctionOrGroup> grouped_;
   std::vector<FunctionOrViewGroup> groupedByView_;
+  std::vector<const NativeFunctionsGroup*> groups_;
+  std::vector<const NativeFunctionsViewGroup*> viewGroups_;
 };
 
 }  // namespace opgen::model

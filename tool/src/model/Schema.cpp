@@ -851,12 +851,6 @@ bool FunctionSchema::modifiesArguments() const {
   return k == SchemaKind::Inplace || k == SchemaKind::Out || k == SchemaKind::Mutable;
 }
 
-bool FunctionSchema::returnsAreAliased() const {
-  for (const auto& r : returns)
-    if (r.isWrite()) return true;
-  return false;
-}
-
 std::vector<const Argument*> FunctionSchema::schemaOrderArguments() const { return arguments.flatAll(); }
 
 std::vector<std::optional<std::string>> FunctionSchema::aliasedReturnNames() const {

@@ -44,7 +44,6 @@ class Type {
   bool isBase() const { return kind_ == Kind::Base; }
   bool isOptional() const { return kind_ == Kind::Optional; }
   bool isList() const { return kind_ == Kind::List; }
-  bool isCustomClass() const { return kind_ == Kind::CustomClass; }
   bool isBase(BaseTy t) const { return kind_ == Kind::Base && base_ == t; }
   BaseTy baseTy() const { return base_; }          // Kind::Base only
   const Type& elem() const { return *elem_; }      // Optional and List only
@@ -246,7 +245,6 @@ class FunctionSchema {
   bool isMutable() const;
   bool hasSymInt() const { return arguments.hasSymIntArg(); }
   bool modifiesArguments() const;
-  bool returnsAreAliased() const;
   std::vector<const Argument*> schemaOrderArguments() const;
   // For each return, the name of the argument it aliases, if any.
   std::vector<std::optional<std::string>> aliasedReturnNames() const;

@@ -33,6 +33,16 @@ void Diagnostics::add(Diagnostic d) {
 
 void Diagnostics::error(SourceLoc loc, std::string message) { add({Severity::Error, std::move(loc), std::move(message)}); }
 
+std::string aboutOperator(std::string_view op, std::string_view message) {
+  std::string text;
+  text.reserve(op.size() + message.size() + 7);
+  return text.append("in '").append(op).append("': ").append(message);
+}
+
+void Diagnostics::errorAbout(SourceLoc loc, std::string_view op, std::string_view message) {
+  error(std::move(loc), aboutOperator(op, message));
+}
+
 void Diagnostics::warning(SourceLoc loc, std::string message) {
   add({Severity::Warning, std::move(loc), std::move(message)});
 }

@@ -32,6 +32,10 @@ struct Diagnostic {
   std::string str() const;
 };
 
+// The message of every error about one operator: "in 'OPERATOR': MESSAGE" (torchgen's
+// native_function_manager context, which names the function in any error raised inside it).
+std::string aboutOperator(std::string_view op, std::string_view message);
+
 // Collects diagnostics in the order they were reported. Reporting is thread-safe.
 class Diagnostics {
  public:
@@ -42,6 +46,8 @@ class Diagnostics {
   Diagnostics(Diagnostics&& other) noexcept : items_(std::move(other.items_)), errorCount_(other.errorCount_) {}
 
   void error(SourceLoc loc, std::string message);
+  // error(loc, aboutOperator(op, message)).
+  void errorAbout(SourceLoc loc, std::string_view op, std::string_view message);
   void warning(SourceLoc loc, std::string message);
   void note(SourceLoc loc, std::string message);
 

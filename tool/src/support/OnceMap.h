@@ -1,4 +1,5 @@
-// OnceMap: values made once per key, on first use, by the thread that asks first.
+// OnceMap: values made once per key, on first use, by the thread that asks first; OnceValue: one
+// such value, made under a lock its owner shares between several values.
 #pragma once
 
 #include <atomic>
@@ -43,6 +44,28 @@ class OnceMap {
   };
   std::mutex mutex_;
   std::unordered_map<Key, Slot, Hash> slots_;
+};
+
+// A value made once, on first use, under `lock` (a lock of the object that owns several values; a
+// recursive one, so that making a value may ask for another). Once made, reading it takes no lock.
+template <class Value>
+class OnceValue {
+ public:
+  template <class Make>
+  const Value& get(std::recursive_mutex& lock, Make make) {
+    if (!made_.load(std::memory_order_acquire)) {
+      std::lock_guard<std::recursive_mutex> guard(lock);
+      if (!made_.load(std::memory_order_relaxed)) {
+        value_.emplace(make());
+        made_.store(true, std::memory_order_release);
+      }
+    }
+    return *value_;
+  }
+
+ private:
+  std::atomic<bool> made_{false};
+  std::optional<Value> value_;
 };
 
 }  // namespace opgen::support

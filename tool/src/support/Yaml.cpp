@@ -166,12 +166,6 @@ class TreeBuilder {
   std::map<std::string, YamlNode> anchors_;
 };
 
-// Reads a document (or a piece of one: `firstLine` is where it starts in its file) with the subset
-// reader, or else with libyaml; false with the builder's problem set on an error.
-bool readDocument(std::string_view text, int firstLine, std::optional<YamlNode>& doc, TreeBuilder& builder) {
-  if ((doc = detail::readSubset(text, firstLine))) return true;
-  return builder.read(text, doc);
-}
 
 // Documents smaller than this are parsed in one piece.
 constexpr size_t kSplitThreshold = 256 * 1024;
@@ -210,10 +204,10 @@ std::optional<YamlNode> parseSequenceInTwo(std::string_view text, size_t split) 
   std::thread worker([&] {
     const int firstLine = static_cast<int>(std::count(text.begin(), text.begin() + split, '\n'));
     TreeBuilder builder(firstLine);
-    tailOk = readDocument(text.substr(split), firstLine, tail, builder);
+    tailOk = builder.read(text.substr(split), tail);
   });
   TreeBuilder builder;
-  const bool headOk = readDocument(text.substr(0, split), 0, head, builder);
+  const bool headOk = builder.read(text.substr(0, split), head);
   worker.join();
   if (!headOk || !tailOk || !head->isSequence() || !tail->isSequence()) return std::nullopt;
   head->appendItems(std::move(*tail));
@@ -227,7 +221,7 @@ std::optional<YamlNode> parseYaml(std::string_view content, const std::string& p
     if (std::optional<YamlNode> doc = parseSequenceInTwo(content, split)) return doc;
   TreeBuilder builder;
   std::optional<YamlNode> doc;
-  if (readDocument(content, 0, doc, builder)) return doc;
+  if (builder.read(content, doc)) return doc;
   diags.error(SourceLoc{path, builder.line + 1, builder.column + 1}, "invalid YAML: " + builder.problem);
   return std::nullopt;
 }

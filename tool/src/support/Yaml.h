@@ -2,9 +2,7 @@
 // `structured: True` is a bool and `variants: function` a string, exactly as torchgen sees them.
 //
 // Documents are read with libyaml, the parser behind PyYAML's C loader that torchgen itself uses
-// (same YAML 1.1 grammar), into trees of YamlNode; nothing above this file sees the parser. The
-// block YAML of native_functions.yaml files is first tried with a faster reader of that subset
-// (detail::readSubset), which gives libyaml's tree where it accepts a text and declines the rest.
+// (same YAML 1.1 grammar), into trees of YamlNode; nothing above this file sees the parser.
 #pragma once
 
 #include <cstddef>
@@ -105,11 +103,6 @@ class YamlNode {
 std::optional<YamlNode> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags);
 
 namespace detail {
-// The block YAML that native_functions.yaml files are written in (see YamlSubset.cpp), read without
-// libyaml, several times faster: parseYaml tries it first. nullopt for any text outside that subset;
-// for a text inside it, libyaml's tree, positions included. `firstLine`: where the text starts in
-// its file (0-based).
-std::optional<YamlNode> readSubset(std::string_view text, int firstLine = 0);
 // libyaml's tree of a document, or nullopt on a syntax error (for tests).
 std::optional<YamlNode> readWithLibyaml(std::string_view text);
 }  // namespace detail

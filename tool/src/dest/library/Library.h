@@ -1,0 +1,68 @@
+// The files of an operator library (`opgen library`, what add_operator_library builds), rendered from
+// the plugin's own templates (templates/library/):
+//
+//   include/NS/Operators.h        NS::_ops::OP structs (LibraryApi.h)
+//   include/NS/Functions.h        NS::op(...), the C++ API through the dispatcher
+//   include/NS/NativeFunctions.h  the kernels every `dispatch:` entry names (torchgen's native API, in
+//                                 the kernel's namespace, NS::native by default), the NS::meta
+//                                 classes of structured operators and their impl classes
+//   src/Operators.cpp             the structs' call()/redispatch()
+//   src/RegisterSchema.cpp        TORCH_LIBRARY(NS, m): every schema
+//   src/Register{Key}.cpp         for every registered key (sharded as Register{Key}_{i}.cpp): the
+//                                 kernels' wrappers (torchgen's RegisterDispatchKey: device checks and
+//                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
+//   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
+//
+// Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
+// the library pulls in every registration (also from a static archive; see LibraryFiles::linkAnchor).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dest/common/Emit.h"
+
+namespace opgen::dest {
+
+struct LibrarySpec {
+  std::string ns;                             // the operators' namespace
+  std::vector<model::DispatchKey> registered;  // keys that get a Register{Key} file, in order
+  int shards = 1;                             // Register{Key} files per key
+  bool pythonModule = false;                  // also python/NS/__init__.py{,i} (dest/library/PythonPackage.h)
+  std::optional<std::string> pythonLibraryPath;  // the library the Python package loads on import
+};
+
+// Where a library's files go, below the output directory: the folders of its headers, its sources and
+// its Python package (with spec.pythonModule), each written through a writer of its own.
+std::string libraryHeaderDir(const std::string& ns);  // "include/NS/"
+std::string librarySourceDir();                       // "src/"
+std::string libraryPythonDir(const std::string& ns);  // "python/NS/"
+struct LibraryWriters {
+  Writer& headers;
+  Writer& sources;
+  Writer* python = nullptr;
+};
+
+// The keys a library registers: the composite keys (always: operators without `dispatch:` are
+// CompositeImplicitAutograd) and then the backends asked for, without repeats.
+std::vector<model::DispatchKey> libraryRegisteredKeys(const std::vector<model::DispatchKey>& backends);
+
+// What a library's build needs to know of it (what the CMake functions ask opgen): its namespace, the
+// symbol (extern "C") whose reference pulls every registration of the library into a link, and its
+// files below the output directory by kind ("include/NS/Functions.h", "src/RegisterCPU.cpp", ...).
+// The one place that names them: the emitters write these files and no others.
+struct LibraryFiles {
+  std::string ns;
+  std::string linkAnchor;
+  std::vector<std::string> headers, sources, python;
+
+  // Every file: headers, sources, then the Python package.
+  std::vector<std::string> all() const;
+};
+LibraryFiles libraryFiles(const LibrarySpec& spec);
+
+// Renders every file of libraryFiles(spec). Errors are reported to ctx.diags.
+void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryWriters& out);
+
+}  // namespace opgen::dest
