@@ -7,9 +7,10 @@
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
 #
 # They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
-# generation runs at build time; the output list comes from `opgen library --list-outputs` at
-# configure time. PYTHON_MODULE also generates the Python package NS (OUTPUT_DIR/python, the target
-# property OPGEN_PYTHON_DIR): typed functions that call torch.ops.NS, loading the library on import.
+# generation runs at build time; what the build needs to know (the files, the namespace, the link
+# anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
+# Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
+# call torch.ops.NS, loading the library on import.
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 
@@ -119,7 +120,7 @@ function(add_dispatch_backend name key)
     message(FATAL_ERROR "${who}: too late, the generation of '${name}' is already set up (call it in the same directory)")
   endif()
   # opgen knows the dispatch keys: let it judge this one.
-  _opgen_run("${who}" _ library "${yaml}" -o . --namespace opgen_check --backend "${key}" --list-outputs)
+  _opgen_run("${who}" _ library "${yaml}" -o . --namespace opgen_check --backend "${key}" --describe)
   set_property(TARGET ${name} APPEND PROPERTY OPGEN_BACKENDS "${key}")
   if(arg_SOURCES)
     target_sources(${name} PRIVATE ${arg_SOURCES})
@@ -155,18 +156,22 @@ function(_opgen_finalize name)
       set(python_args --python-library-path "$<TARGET_FILE:${name}>")
     endif()
   endif()
-  _opgen_run("${who}" listing library ${args} --list-outputs)
-  string(REGEX REPLACE "\n$" "" listing "${listing}")
-  string(REPLACE "\n" ";" listing "${listing}")
+  _opgen_run("${who}" description library ${args} --describe)
+  string(JSON ns GET "${description}" namespace)
+  string(JSON anchor GET "${description}" link_anchor)
   set(outputs "")
   set(sources "")
-  set(ns "")
-  foreach(rel IN LISTS listing)
-    list(APPEND outputs "${OUTPUT_DIR}/${rel}")
-    if(rel MATCHES "\\.cpp$")
-      list(APPEND sources "${OUTPUT_DIR}/${rel}")
-    elseif(rel MATCHES "^include/([^/]+)/Functions\\.h$")
-      set(ns "${CMAKE_MATCH_1}")
+  foreach(kind headers sources python)
+    string(JSON count LENGTH "${description}" ${kind})
+    if(count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(i RANGE ${last})
+        string(JSON rel GET "${description}" ${kind} ${i})
+        list(APPEND outputs "${OUTPUT_DIR}/${rel}")
+        if(kind STREQUAL "sources")
+          list(APPEND sources "${OUTPUT_DIR}/${rel}")
+        endif()
+      endforeach()
     endif()
   endforeach()
 
@@ -189,14 +194,30 @@ function(_opgen_finalize name)
     VERBATIM)
   target_sources(${name} PRIVATE ${sources} "${stamp}")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
+  _opgen_require_cxx_standard(${name})
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
   # pulls RegisterSchema.o, which references every registration file) or a shared library (kept even
   # when nothing references it, despite --as-needed).
   if(type STREQUAL "STATIC_LIBRARY")
-    target_link_options(${name} INTERFACE "LINKER:--undefined=opgen_link_${ns}")
+    target_link_options(${name} INTERFACE "LINKER:--undefined=${anchor}")
   elseif(type STREQUAL "SHARED_LIBRARY")
     target_link_libraries(${name} INTERFACE "-Wl,--push-state,--no-as-needed" "$<TARGET_FILE:${name}>" "-Wl,--pop-state")
   endif()
+endfunction()
+
+# The C++ standard a library's code needs, as a usage requirement (PUBLIC: the targets that include
+# its headers need it too): C++17 for the generated code, or what the libtorch it is built against
+# needs when that is more (C++20 for PyTorch 2.14). PyTorch's imported target `torch` records its
+# standard in CXX_STANDARD, a property that does not reach the targets linking it.
+function(_opgen_require_cxx_standard name)
+  set(std 17)
+  if(TARGET torch)
+    get_target_property(torch_std torch CXX_STANDARD)
+    if(torch_std MATCHES "^[0-9]+$" AND torch_std GREATER std AND NOT torch_std EQUAL 98)
+      set(std ${torch_std})
+    endif()
+  endif()
+  target_compile_features(${name} PUBLIC cxx_std_${std})
 endfunction()
 
 # A ctest that compares a library's generated files with checked-in expected ones and prints a

@@ -4,7 +4,6 @@
 // guards; for structured operators the meta() and impl() steps) registered with the dispatcher.
 
 #include <ATen/DeviceGuard.h>
-#include <ATen/NamedTensorUtils.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/op_registration/adaption.h>

@@ -12,6 +12,7 @@ packages=(
   libmimalloc-dev                          # optional: a faster malloc for opgen
   python3 python3-yaml python3-typing-extensions               # the reference generator (tests)
   libtorch-dev python3-torch               # the runtime generated operator libraries build against
+  mmdebstrap curl                          # the tests' PyTorch 2 runtime, a Debian sid root (sid-root.sh)
 )
 
 install_missing() {
@@ -25,6 +26,24 @@ install_missing() {
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+}
+
+# For each test that ctest's summary (file $1) lists as skipped, the first line of its output
+# (ctest's log, file $2) that gives the reason: a line with "skipped:" (the shell tests) or the line
+# after GoogleTest's "FILE:LINE: Skipped".
+skipped_reasons() {
+  local names
+  names=$(sed -n 's/^\s*[0-9]* - \(.*\) (Skipped)$/\1/p' "$1")
+  [[ -n $names ]] || return 0
+  echo "Why the skipped tests were skipped:"
+  awk -v names="$names" '
+    BEGIN { n = split(names, list, "\n"); for (i = 1; i <= n; i++) want[list[i]] = 1 }
+    /^[0-9]+\/[0-9]+ Test: / { name = substr($0, index($0, "Test: ") + 6); said = 0; after = 0; next }
+    !(name in want) || said { next }
+    after { print "  " name ": " $0; said = 1; next }
+    /: Skipped$/ { after = 1; next }
+    /skipped:/ { sub(/^.*skipped: */, ""); print "  " name ": " $0; said = 1 }
+  ' "$2"
 }
 
 build_dir=${BUILD_DIR:-build}
@@ -45,7 +64,12 @@ case ${1:-} in
     install_missing
     build
     cd "$build_dir"
-    ctest --output-on-failure -j "$(nproc)"
+    mkdir -p Testing
+    status=0
+    ctest --output-on-failure -j "$(nproc)" | tee Testing/dev-sh-ctest.log || status=$?
+    # ctest names the skipped tests but not why: print each one's reason from its output.
+    skipped_reasons Testing/dev-sh-ctest.log Testing/Temporary/LastTest.log
+    exit "$status"
     ;;
   *)
     sed -n '2,6p' "$0" >&2

@@ -4,7 +4,6 @@
 // guards; for structured operators the meta() and impl() steps) registered with the dispatcher.
 
 #include <ATen/DeviceGuard.h>
-#include <ATen/NamedTensorUtils.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/op_registration/adaption.h>
@@ -50,9 +49,9 @@ namespace {
 }
 
 // A temporary output when the strides the meta function asks for differ from the given output's.
-[[maybe_unused]] c10::optional<Tensor> maybe_create_proxy(const Tensor& out, IntArrayRef sizes, IntArrayRef strides,
+[[maybe_unused]] ::std::optional<Tensor> maybe_create_proxy(const Tensor& out, IntArrayRef sizes, IntArrayRef strides,
                                                               const TensorOptions& options) {
-  if (out.strides() == strides) return c10::nullopt;
+  if (out.strides() == strides) return ::std::nullopt;
   return Tensor(at::detail::empty_strided_meta(sizes, strides, options));
 }
 namespace {
@@ -71,11 +70,10 @@ struct structured_scale_add_meta_functional final : public vision::meta::structu
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         outputs_[output_idx] = create_out(sizes, strides, options);
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -84,11 +82,10 @@ struct structured_scale_add_meta_functional final : public vision::meta::structu
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         outputs_[output_idx] = create_out(sizes, strides, options);
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -113,7 +110,7 @@ struct structured_scale_add_meta_out final : public vision::meta::structured_sca
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
@@ -124,7 +121,6 @@ struct structured_scale_add_meta_out final : public vision::meta::structured_sca
             proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
         }
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -133,13 +129,12 @@ struct structured_scale_add_meta_out final : public vision::meta::structured_sca
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
         resize_out(out, sizes, strides, options);
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -151,7 +146,7 @@ struct structured_scale_add_meta_out final : public vision::meta::structured_sca
 
     }
     std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<c10::optional<Tensor>, 1> proxy_outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
 };
 
 at::Tensor & wrapper_Meta_scale_add_out_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
@@ -166,7 +161,7 @@ struct structured_scale_add_meta_inplace final : public vision::meta::structured
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
@@ -177,7 +172,6 @@ struct structured_scale_add_meta_inplace final : public vision::meta::structured
             proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
         }
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -186,13 +180,12 @@ struct structured_scale_add_meta_inplace final : public vision::meta::structured
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
         check_inplace(out, sizes, options);
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -204,7 +197,7 @@ struct structured_scale_add_meta_inplace final : public vision::meta::structured
 
     }
     std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<c10::optional<Tensor>, 1> proxy_outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
 };
 
 at::Tensor & wrapper_Meta_scale_add_(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -215,7 +208,7 @@ return self;
 }
 namespace {
 
-::std::tuple<at::Tensor,at::Tensor> wrapper_Meta__roi_pool(const at::Tensor & input, const at::Tensor & rois, double spatial_scale, at::IntArrayRef output_size, c10::optional<int64_t> sampling_ratio, c10::string_view mode) {
+::std::tuple<at::Tensor,at::Tensor> wrapper_Meta__roi_pool(const at::Tensor & input, const at::Tensor & rois, double spatial_scale, at::IntArrayRef output_size, ::std::optional<int64_t> sampling_ratio, c10::string_view mode) {
     // No device check
 
 
@@ -234,13 +227,7 @@ TORCH_LIBRARY_IMPL(vision, Meta, m) {
   m.impl("roi_pool",
   TORCH_FN(wrapper_Meta__roi_pool));
 }
-TORCH_LIBRARY_IMPL(vision, AutogradMeta, m) {
-  m.impl("nms", torch::CppFunction::makeFallthrough());
-  m.impl("scale_add", torch::CppFunction::makeFallthrough());
-  m.impl("scale_add.out", torch::CppFunction::makeFallthrough());
-  m.impl("scale_add_", torch::CppFunction::makeFallthrough());
-  m.impl("roi_pool", torch::CppFunction::makeFallthrough());
-}
+
 } // namespace
 } // namespace at
 

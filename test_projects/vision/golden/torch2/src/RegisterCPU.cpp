@@ -4,7 +4,6 @@
 // guards; for structured operators the meta() and impl() steps) registered with the dispatcher.
 
 #include <ATen/DeviceGuard.h>
-#include <ATen/NamedTensorUtils.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/op_registration/adaption.h>
@@ -50,9 +49,9 @@ namespace {
 }
 
 // A temporary output when the strides the meta function asks for differ from the given output's.
-[[maybe_unused]] c10::optional<Tensor> maybe_create_proxy(const Tensor& out, IntArrayRef sizes, IntArrayRef strides,
+[[maybe_unused]] ::std::optional<Tensor> maybe_create_proxy(const Tensor& out, IntArrayRef sizes, IntArrayRef strides,
                                                               const TensorOptions& options) {
-  if (out.strides() == strides) return c10::nullopt;
+  if (out.strides() == strides) return ::std::nullopt;
   return Tensor(at::detail::empty_strided_cpu(sizes, strides, options));
 }
 namespace {
@@ -71,11 +70,10 @@ struct structured_scale_add_out_functional final : public vision::native::struct
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         outputs_[output_idx] = create_out(sizes, strides, options);
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -84,11 +82,10 @@ struct structured_scale_add_out_functional final : public vision::native::struct
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         outputs_[output_idx] = create_out(sizes, strides, options);
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -114,7 +111,7 @@ struct structured_scale_add_out_out final : public vision::native::structured_sc
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
@@ -125,7 +122,6 @@ struct structured_scale_add_out_out final : public vision::native::structured_sc
             proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
         }
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -134,13 +130,12 @@ struct structured_scale_add_out_out final : public vision::native::structured_sc
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
         resize_out(out, sizes, strides, options);
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -152,7 +147,7 @@ struct structured_scale_add_out_out final : public vision::native::structured_sc
 
     }
     std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<c10::optional<Tensor>, 1> proxy_outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
 };
 
 at::Tensor & wrapper_CPU_scale_add_out_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
@@ -168,7 +163,7 @@ struct structured_scale_add_out_inplace final : public vision::native::structure
 
     void set_output_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
@@ -179,7 +174,6 @@ struct structured_scale_add_out_inplace final : public vision::native::structure
             proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
         }
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -188,13 +182,12 @@ struct structured_scale_add_out_inplace final : public vision::native::structure
 
     void set_output_raw_strided(
         int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options, DimnameList names
+        TensorOptions options
     ) override {
 
         const auto& out = outputs_[output_idx].get();
         check_inplace(out, sizes, options);
 
-        if (!names.empty()) namedinference::propagate_names(maybe_get_output(output_idx), names);
         // super must happen after, so that downstream can use maybe_get_output
         // to retrieve the output
 
@@ -206,7 +199,7 @@ struct structured_scale_add_out_inplace final : public vision::native::structure
 
     }
     std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<c10::optional<Tensor>, 1> proxy_outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
 };
 
 at::Tensor & wrapper_CPU_scale_add_(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -218,7 +211,7 @@ return self;
 }
 namespace {
 
-::std::tuple<at::Tensor,at::Tensor> wrapper_CPU__roi_pool(const at::Tensor & input, const at::Tensor & rois, double spatial_scale, at::IntArrayRef output_size, c10::optional<int64_t> sampling_ratio, c10::string_view mode) {
+::std::tuple<at::Tensor,at::Tensor> wrapper_CPU__roi_pool(const at::Tensor & input, const at::Tensor & rois, double spatial_scale, at::IntArrayRef output_size, ::std::optional<int64_t> sampling_ratio, c10::string_view mode) {
     // No device check
 
 

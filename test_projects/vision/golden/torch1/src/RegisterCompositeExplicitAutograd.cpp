@@ -4,7 +4,6 @@
 // guards; for structured operators the meta() and impl() steps) registered with the dispatcher.
 
 #include <ATen/DeviceGuard.h>
-#include <ATen/NamedTensorUtils.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/op_registration/adaption.h>
@@ -13,7 +12,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Optional.h>
 #include <torch/library.h>
-
+#include <ATen/NamedTensorUtils.h>
 
 #include <vision/NativeFunctions.h>
 
