@@ -162,6 +162,61 @@ TEST(Yaml, ErrorsHaveTheirPosition) {
   }
 }
 
+// Hostile texts end in one located error, with memory and time proportional to their size.
+TEST(Yaml, BillionLaughsIsALocatedError) {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'k'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    text += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  Diagnostics diags;
+  EXPECT_FALSE(parseYaml(text, "t.yaml", diags).has_value());
+  ASSERT_EQ(diags.all().size(), 1u);
+  // Levels b-d copy 12330 nodes; e's 8th copy of d (11111 nodes) passes the limit of 100000 + 507 bytes.
+  EXPECT_EQ(diags.all()[0].str().rfind("t.yaml:5:36: error: invalid YAML: ", 0), 0u) << diags.all()[0].str();
+  EXPECT_NE(diags.all()[0].str().find("aliases expand to more than"), std::string::npos) << diags.all()[0].str();
+}
+
+TEST(Yaml, AliasesWithinTheLimitAreCopied) {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: [";
+  for (int i = 0; i < 1000; ++i) text += "*a, ";
+  text += "*a]\n";
+  const std::optional<YamlNode> doc = parseQuietly(text);
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_EQ((*doc)["b"].size(), 1001u);
+}
+
+TEST(Yaml, DeepNestingIsALocatedError) {
+  struct Case {
+    std::string text;
+    const char* prefix;
+  } cases[] = {
+      {std::string(500000, '[') + "x" + std::string(500000, ']') + "\n", "t.yaml:1:257: error: invalid YAML: nested deeper than 256 levels"},
+      {[] {
+         std::string t;
+         for (int i = 0; i < 500000; ++i) t += "- ";
+         return t + "x\n";
+       }(),
+       "t.yaml:1:513: error: invalid YAML: nested deeper than 256 levels"},
+      {[] {
+         std::string t;
+         for (int i = 0; i < 300; ++i) t += std::string(i, ' ') + "k:\n";
+         return t + std::string(300, ' ') + "x\n";
+       }(),
+       "t.yaml:257:"},
+  };
+  for (const Case& c : cases) {
+    Diagnostics diags;
+    EXPECT_FALSE(parseYaml(c.text, "t.yaml", diags).has_value());
+    ASSERT_EQ(diags.all().size(), 1u);
+    EXPECT_EQ(diags.all()[0].str().rfind(c.prefix, 0), 0u) << diags.all()[0].str();
+  }
+  // The limit itself is allowed.
+  const std::string deepest = std::string(kMaxYamlDepth, '[') + std::string(kMaxYamlDepth, ']');
+  EXPECT_TRUE(parseQuietly(deepest).has_value());
+}
+
 // A list long enough to be parsed in two pieces (parseYaml splits large documents at an item).
 std::string longList(int items) {
   std::string text = "# a long list\n";

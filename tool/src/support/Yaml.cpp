@@ -53,8 +53,21 @@ struct Event {
 
 std::string anchorOf(const yaml_char_t* anchor) { return anchor ? reinterpret_cast<const char*>(anchor) : std::string(); }
 
+// The number of nodes of a tree.
+size_t countNodes(const YamlNode& node) {
+  size_t n = 1;
+  if (node.isSequence())
+    for (const YamlNode& item : node.items()) n += countNodes(item);
+  else if (node.isMap())
+    for (const auto& [key, value] : node.entries()) n += countNodes(key) + countNodes(value);
+  return n;
+}
+
 // Builds the tree from libyaml's events: a stack of the open collections (and, for a mapping, its
 // pending key), anchors resolved by copying the anchored node, as PyYAML's composer shares it.
+// Resources stay proportional to the text: nesting is capped at kMaxYamlDepth (far below what the
+// tree's recursive destructor or libyaml's quadratic flow scanning would make costly), and aliases
+// may copy at most kMaxYamlAliasNodes nodes plus one per byte of the text ("billion laughs").
 class TreeBuilder {
  public:
   // `firstLine`: the line `content` starts at in its file (0-based), for the nodes' positions.
@@ -65,6 +78,13 @@ class TreeBuilder {
     Parser p;
     yaml_parser_set_input_string(&p.parser, reinterpret_cast<const unsigned char*>(content.data()), content.size());
     int documents = 0;
+    size_t aliasBudget = kMaxYamlAliasNodes + content.size();
+    const auto fail = [&](std::string what, int l, int c) {
+      problem = std::move(what);
+      line = l;
+      column = c;
+      return false;
+    };
     for (;;) {
       Event e;
       if (!yaml_parser_parse(&p.parser, &e.event)) {
@@ -100,7 +120,12 @@ class TreeBuilder {
             column = c;
             return false;
           }
-          YamlNode copy = found->second;
+          if (found->second.nodes > aliasBudget)
+            return fail("aliases expand to more than " + std::to_string(kMaxYamlAliasNodes + content.size()) +
+                            " nodes (opgen's limit for a text of this size)",
+                        l, c);
+          aliasBudget -= found->second.nodes;
+          YamlNode copy = found->second.node;
           finish(std::move(copy), {}, doc);
           break;
         }
@@ -114,9 +139,13 @@ class TreeBuilder {
           break;
         }
         case YAML_SEQUENCE_START_EVENT:
+          if (open_.size() >= kMaxYamlDepth)
+            return fail("nested deeper than " + std::to_string(kMaxYamlDepth) + " levels (opgen's limit)", l, c);
           open_.push_back({YamlNode::sequence(l, c), anchorOf(e.event.data.sequence_start.anchor), {}, false});
           break;
         case YAML_MAPPING_START_EVENT:
+          if (open_.size() >= kMaxYamlDepth)
+            return fail("nested deeper than " + std::to_string(kMaxYamlDepth) + " levels (opgen's limit)", l, c);
           open_.push_back({YamlNode::map(l, c), anchorOf(e.event.data.mapping_start.anchor), {}, false});
           break;
         case YAML_SEQUENCE_END_EVENT:
@@ -143,7 +172,7 @@ class TreeBuilder {
 
   // A complete node goes into the innermost open collection, or becomes the document.
   void finish(YamlNode node, std::string anchor, std::optional<YamlNode>& doc) {
-    if (!anchor.empty()) anchors_[std::move(anchor)] = node;
+    if (!anchor.empty()) anchors_[std::move(anchor)] = Anchored{node, countNodes(node)};
     if (open_.empty()) {
       doc = std::move(node);
       return;
@@ -163,7 +192,11 @@ class TreeBuilder {
 
   int firstLine_;
   std::vector<Open> open_;
-  std::map<std::string, YamlNode> anchors_;
+  struct Anchored {
+    YamlNode node;
+    size_t nodes;  // in the tree of `node`
+  };
+  std::map<std::string, Anchored> anchors_;
 };
 
 

@@ -98,8 +98,13 @@ class YamlNode {
   std::vector<YamlNode> children_;  // a sequence's items; a mapping's keys and values, alternating
 };
 
-// Parses a whole document; a syntax error becomes "FILE:LINE:COL: error: ..." and nullopt. An empty
-// document is a null node.
+// Limits that keep memory and time proportional to the text: collections nest at most
+// kMaxYamlDepth deep; aliases copy at most kMaxYamlAliasNodes nodes plus one per byte of the text.
+inline constexpr std::size_t kMaxYamlDepth = 256;
+inline constexpr std::size_t kMaxYamlAliasNodes = 100000;
+
+// Parses a whole document; a syntax error or a limit exceeded becomes "FILE:LINE:COL: error: ..."
+// and nullopt. An empty document is a null node.
 std::optional<YamlNode> parseYaml(std::string_view content, const std::string& path, Diagnostics& diags);
 
 namespace detail {
