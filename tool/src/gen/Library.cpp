@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/LibraryRules.h"
 #include "dest/common/ApiTable.h"
 #include "dest/library/Library.h"
 #include "gen/Command.h"
@@ -63,28 +64,21 @@ class LibraryWriter final : public dest::Writer {
 };
 
 // The library's namespace: the one asked for, which every operator must use, or the first
-// operator's. Operators in another namespace are errors at their entries.
+// operator's; every entry checked against what a library needs (api/LibraryRules.h).
 std::optional<std::string> libraryNamespace(const LibraryOptions& options, const model::Operators& ops,
                                             support::Diagnostics& diags) {
   if (ops.functions().empty()) {
     diags.error({options.yamlPath, 1, 1}, "no operators: an operator library needs at least one `- func:` entry");
     return std::nullopt;
   }
-  const std::string ns = options.ns ? *options.ns : ops.functions().front()->ns;
-  bool ok = true;
-  for (const model::NativeFunction* f : ops.functions()) {
-    if (f->ns == ns) continue;
-    diags.error(f->loc.sourceLoc(), "operator '" + f->ns + "::" + f->func.name.str() + "' is not in the library's namespace '" +
-                                          ns + "'" + (options.ns ? " (NAMESPACE)" : " (the first operator's)"));
-    ok = false;
+  const api::LibraryRulesOptions rules{.libtorch = options.torchMajor < 2 ? api::Libtorch::V1 : api::Libtorch::V2,
+                                       .pythonModule = options.pythonModule};
+  std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
+  if (ns.empty()) {
+    if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
+    return std::nullopt;
   }
-  if (!ok) return std::nullopt;
   return ns;
-}
-
-bool validIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 bool writeTextFile(const fs::path& path, const std::string& text, support::Diagnostics& diags) {
@@ -245,7 +239,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
 }
 
 bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std::ostream& out) {
-  if (options.ns && !validIdentifier(*options.ns)) {
+  if (options.ns && !api::isIdentifier(*options.ns)) {
     diags.error({}, "--namespace '" + *options.ns + "' is not a C++ identifier");
     return false;
   }

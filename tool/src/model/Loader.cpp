@@ -146,6 +146,11 @@ bool EntryParser::parseFunc(NativeFunction& f, const YamlNode*& funcNodeOut) {
   auto schema = FunctionSchema::parse(entity);
   if (!schema) return fail(funcNode, schema.error().message, entityOffset + std::max(0, schema.error().offset));
   f.func = schema.take();
+  // A quoted scalar starts one column after its quote; a scalar on several lines has no columns.
+  if (funcNode.line() >= 0 && text.find('\n') == std::string::npos) {
+    const support::SourceLoc at = support::locOf(funcNode, path_).shifted(entityOffset + (funcNode.isPlain() ? 0 : 1));
+    f.schemaLoc = Location{at.file, at.line, at.column};
+  }
   f.schemaString = std::string(entity);  // parse() checked that the schema prints back as its text
   f.signatureString = f.func.signature().str();
   entryName_ = f.func.name.str();
@@ -543,7 +548,7 @@ void checkAcrossEntries(const std::vector<const NativeFunction*>& fs, const std:
                              " is not marked as structured; consider adding 'structured: True' to the delegated operator");
     }
     for (const Argument* a : f.func.arguments.flatAll())
-      if (std::binary_search(kPythonKeywords.begin(), kPythonKeywords.end(), a->name) &&
+      if (isPythonKeyword(a->name) &&
           !reservedKeywordExcluded(name, a->name))
         lints.push_back({support::Severity::Error, at("func"),
                          support::aboutOperator(name, "argument name '" + a->name + "' is a reserved Python keyword")});
@@ -626,6 +631,10 @@ std::vector<ParsedEntry> parseEntries(const std::vector<YamlNode>& entries, cons
 }
 
 }  // namespace
+
+bool isPythonKeyword(std::string_view word) {
+  return std::binary_search(kPythonKeywords.begin(), kPythonKeywords.end(), word);
+}
 
 std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content, Diagnostics& diags) {
   auto doc = support::parseYaml(content, path, diags);

@@ -34,6 +34,9 @@ struct LoadOptions {
 };
 
 // The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).
+// Python's keywords, which torchgen refuses as argument names (the Python bindings use them).
+bool isPythonKeyword(std::string_view word);
+
 std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content,
                                               support::Diagnostics& diags);
 

@@ -80,6 +80,10 @@ struct NativeFunction {
   bool manualKernelRegistration = false;
   bool manualCppBinding = false;
   Location loc;
+  // Where the schema text (after any "ns::") starts in the file, for errors about its parts; line 0
+  // for generated functions and quoted schemas with line breaks (a plain scalar folded across lines
+  // is located as if it were on its first line).
+  Location schemaLoc;
   // The comment lines directly above the entry in the YAML, without their '#' and one space after it
   // (joined with newlines); empty when there are none or the function was generated.
   std::string doc;

@@ -1,0 +1,324 @@
+#include "api/LibraryRules.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+
+#include "model/Loader.h"
+#include "support/Strings.h"
+
+namespace opgen::api {
+
+namespace {
+
+using model::BaseTy;
+using model::Type;
+
+bool contains(const auto& words, std::string_view w) { return std::find(std::begin(words), std::end(words), w) != std::end(words); }
+
+// torch/csrc/jit/frontend/lexer.h's keywords, as PyTorch 1.13.1's and 2.14.1's schema parsers refuse them
+// for names (measured with torch._C.parse_schema on both).
+constexpr std::string_view kSchemaKeywords[] = {
+    "def", "return", "raise", "import", "as", "in", "not", "and", "or", "is", "if", "else", "elif", "while",
+    "for", "break", "continue", "pass", "class", "with", "assert", "del", "global", "True", "False", "None"};
+
+constexpr std::string_view kCppKeywords[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+
+// Namespaces PyTorch registers with TORCH_LIBRARY itself: a second TORCH_LIBRARY of one aborts the
+// process that loads it.
+constexpr std::string_view kPyTorchNamespaces[] = {"aten", "prim", "prims", "quantized", "_quantized"};
+
+bool isDigitsFrom(std::string_view s, size_t from) {
+  return from < s.size() && std::all_of(s.begin() + from, s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// An int64 literal in decimal, optional '-' (PyTorch also reads 0x hex, which the typed Python
+// package has no spelling for).
+std::optional<std::string> intProblem(std::string_view d) {
+  const size_t sign = d.starts_with('-') ? 1 : 0;
+  if (!isDigitsFrom(d, sign)) return "'" + std::string(d) + "' is not an int";
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+  if (ec != std::errc() || end != d.data() + d.size()) return "'" + std::string(d) + "' does not fit in int64";
+  return std::nullopt;
+}
+
+// A float literal: digits with an optional '.', fraction and exponent, optional '-'; finite.
+// (PyTorch refuses inf, nan and a leading '+'.)
+std::optional<std::string> floatProblem(std::string_view d) {
+  size_t i = d.starts_with('-') ? 1 : 0;
+  size_t digits = 0;
+  while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i]))) ++i, ++digits;
+  if (i < d.size() && d[i] == '.') {
+    ++i;
+    while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i]))) ++i, ++digits;
+  }
+  if (digits > 0 && i < d.size() && (d[i] == 'e' || d[i] == 'E')) {
+    ++i;
+    if (i < d.size() && (d[i] == '+' || d[i] == '-')) ++i;
+    if (!isDigitsFrom(d.substr(0, d.find_first_not_of("0123456789", i)), i)) return "'" + std::string(d) + "' is not a number";
+    while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i]))) ++i;
+  }
+  if (digits == 0 || i != d.size()) return "'" + std::string(d) + "' is not a number";
+  const std::string text(d);
+  if (!std::isfinite(std::strtod(text.c_str(), nullptr))) return "'" + std::string(d) + "' is beyond the range of a double";
+  return std::nullopt;
+}
+
+bool isBool(std::string_view d) { return d == "True" || d == "False"; }
+
+bool isQuoted(std::string_view d) {
+  return d.size() >= 2 && (d.front() == '\'' || d.front() == '"') && d.back() == d.front();
+}
+
+// Why default `d` does not fit type `t` (not optional, not None), for PyTorch's parser and for the
+// C++ that torchgen's translation of defaults makes of it; nullopt when it fits.
+std::optional<std::string> valueProblem(const Type& t, std::string_view d) {
+  if (t.isList()) {
+    const Type& e = t.elem();
+    const bool numeric = e.isBase(BaseTy::Int) || e.isBase(BaseTy::SymInt) || e.isBase(BaseTy::Float);
+    if (!numeric) return "a " + t.str() + " argument has no default but None (of " + t.str() + "?)";
+    if (!(d.size() >= 2 && d.front() == '[' && d.back() == ']')) {
+      if (!t.size()) return "the default of an unsized list is a list such as [0, 1]";
+      return valueProblem(e, d);  // int[2] x=1: every item 1
+    }
+    const std::string_view inner = d.substr(1, d.size() - 2);
+    if (inner.find_first_not_of(' ') == std::string_view::npos) return std::nullopt;
+    for (std::string_view item : support::split(inner, ",")) {
+      while (item.starts_with(' ')) item.remove_prefix(1);
+      while (item.ends_with(' ')) item.remove_suffix(1);
+      if (auto why = valueProblem(e, item)) return "item " + *why;
+    }
+    return std::nullopt;
+  }
+  if (t.kind() != Type::Kind::Base) return "a " + t.str() + " argument has no default";
+  switch (t.baseTy()) {
+    case BaseTy::Int:
+    case BaseTy::SymInt:
+      if (d == "Mean") return std::nullopt;  // at::Reduction::Mean, as in ATen's losses
+      return intProblem(d);
+    case BaseTy::Float: return floatProblem(d);
+    case BaseTy::Bool:
+      if (isBool(d)) return std::nullopt;
+      return "a bool default is True or False, not '" + std::string(d) + "'";
+    case BaseTy::Scalar:
+      if (isBool(d) || !intProblem(d) || !floatProblem(d)) return std::nullopt;
+      return "a Scalar default is a number, True or False, not '" + std::string(d) + "'";
+    case BaseTy::Str:
+      if (isQuoted(d)) return std::nullopt;
+      return "a str default is a quoted string such as 'mean', not " + std::string(d);
+    case BaseTy::ScalarType:
+      if (d == "long") return std::nullopt;  // at::kLong, the one dtype default torchgen translates
+      return "the ScalarType defaults opgen can translate to C++ are long and None (of ScalarType?), not '" + std::string(d) + "'";
+    case BaseTy::MemoryFormat:
+      if (d == "contiguous_format") return std::nullopt;
+      return "the MemoryFormat defaults opgen can translate to C++ are contiguous_format and None (of MemoryFormat?), not '" + std::string(d) + "'";
+    case BaseTy::Tensor: return "a Tensor default is None, not '" + std::string(d) + "'";
+    default: return "a " + t.str() + " argument has no default but None (of " + t.str() + "?)";
+  }
+}
+
+std::optional<std::string> defaultProblem(const Type& t, std::string_view d) {
+  if (d == "None") {
+    if (t.isOptional() || t.isBase(BaseTy::Tensor)) return std::nullopt;
+    return "None is the default of optional types only (" + t.str() + "? for this one)";
+  }
+  return valueProblem(t.isOptional() ? t.elem() : t, d);
+}
+
+// Why a base type cannot be used with the given libtorch (its schema parser refuses it); nullopt if it can.
+std::optional<std::string> typeProblem(const Type& t, Libtorch libtorch) {
+  if (t.kind() == Type::Kind::Optional || t.kind() == Type::Kind::List) return typeProblem(t.elem(), libtorch);
+  if (t.kind() != Type::Kind::Base) return std::nullopt;
+  const BaseTy b = t.baseTy();
+  const bool v1 = libtorch == Libtorch::V1;
+  if (b == BaseTy::GraphModule || b == BaseTy::DimVector)
+    return "type " + std::string(model::baseTyName(b)) + " is torchgen's own: PyTorch's schema parser refuses it";
+  if (v1 && (b == BaseTy::DeviceIndex || b == BaseTy::SymBool))
+    return "PyTorch 1.x has no type " + std::string(model::baseTyName(b)) + " (the library is generated for 1.x)";
+  if (!v1 && b == BaseTy::Dimname)
+    return "PyTorch 2 has no type Dimname (the library is generated for 2.x)";
+  return std::nullopt;
+}
+
+// The checks of one function, located in its schema text.
+class FunctionChecker {
+ public:
+  FunctionChecker(const model::NativeFunction& f, const LibraryRulesOptions& options, support::Diagnostics& diags)
+      : f_(f), options_(options), diags_(diags), text_(f.schemaString) {}
+
+  void run() {
+    const model::OperatorName& op = f_.func.name;
+    name("operator name", op.name.base, 0, /*cpp=*/true);
+    if (!op.overloadName.empty()) name("overload name", op.overloadName, op.name.str().size() + 1, /*cpp=*/false);
+    size_t cursor = text_.find('(');
+    std::set<std::string> seen;
+    f_.func.arguments.anyOf([&](const model::Argument& a) {
+      const size_t at = find(a.name, cursor);
+      cursor = at + a.name.size();
+      name("argument name", a.name, at, /*cpp=*/true);
+      if (!seen.insert(a.name).second) error(at, "argument '" + a.name + "' is declared twice");
+      if (auto why = typeProblem(a.type, options_.libtorch)) error(typeStart(at), "argument '" + a.name + "': " + *why);
+      if (a.defaultValue)
+        if (auto why = defaultProblem(a.type, *a.defaultValue))
+          error(at + a.name.size() + 1, "default of '" + a.name + "': " + *why);
+      return false;
+    });
+    // After a positional argument with a default, every positional one needs one (PyTorch asserts).
+    bool sawDefault = false;
+    f_.func.arguments.anyOf([&](const model::Argument& a) {
+      if (a.defaultValue) {
+        sawDefault = true;
+      } else if (sawDefault) {
+        error(find(a.name, text_.find('(')), "positional argument '" + a.name +
+                                                 "' has no default but follows one that has: PyTorch's schema parser "
+                                                 "refuses this (give it a default, or make it keyword-only after '*')");
+      }
+      return false;
+    }, {.positional = true, .kwargOnly = false, .out = false});
+    cursor = text_.find(") -> ");
+    std::set<std::string> returns;
+    for (const model::Return& r : f_.func.returns) {
+      if (auto why = typeProblem(r.type, options_.libtorch)) error(cursor == std::string::npos ? 0 : cursor + 5, "return: " + *why);
+      if (!r.name) continue;
+      const size_t at = find(*r.name, cursor);
+      cursor = at + r.name->size();
+      name("return name", *r.name, at, /*cpp=*/true);
+      if (!returns.insert(*r.name).second) error(at, "return '" + *r.name + "' is named twice");
+    }
+  }
+
+ private:
+  // The offset of `word` as a whole name at or after `from` in the schema text (0 if not found).
+  size_t find(const std::string& word, size_t from) const {
+    if (from == std::string::npos) from = 0;
+    for (size_t at = text_.find(word, from); at != std::string::npos; at = text_.find(word, at + 1)) {
+      const bool before = at > 0 && (text_[at - 1] == ' ');
+      const size_t end = at + word.size();
+      const bool after = end == text_.size() || text_[end] == ',' || text_[end] == ')' || text_[end] == '=';
+      if (before && after) return at;
+    }
+    return 0;
+  }
+  // Where the type of the argument whose name is at `nameAt` starts.
+  size_t typeStart(size_t nameAt) const {
+    const size_t comma = text_.find_last_of(",(", nameAt > 0 ? nameAt - 1 : 0);
+    return comma == std::string::npos ? 0 : text_.find_first_not_of(' ', comma + 1);
+  }
+
+  void name(std::string_view what, const std::string& n, size_t at, bool cpp) {
+    if (!isIdentifier(n))
+      error(at, std::string(what) + " '" + n + "' is not an identifier (letters, digits and _, not starting with a digit)");
+    else if (isSchemaKeyword(n))
+      error(at, std::string(what) + " '" + n + "' is a keyword of PyTorch's schema parser, which refuses it");
+    else if (cpp && isCppKeyword(n))
+      error(at, std::string(what) + " '" + n + "' is a C++ keyword: the generated code would not compile");
+    else if (options_.pythonModule && what != "argument name" && model::isPythonKeyword(n))  // (the loader checks arguments)
+      error(at, std::string(what) + " '" + n + "' is a Python keyword: the typed Python package could not use it");
+  }
+
+  void error(size_t offset, const std::string& message) {
+    if (f_.schemaLoc.line > 0) {
+      const support::SourceLoc at{f_.schemaLoc.file, f_.schemaLoc.line, f_.schemaLoc.column};
+      diags_.errorAbout(at.shifted(static_cast<int>(offset)), f_.func.name.str(), message);
+    } else {
+      model::reportError(diags_, f_, message);
+    }
+  }
+
+  const model::NativeFunction& f_;
+  const LibraryRulesOptions& options_;
+  support::Diagnostics& diags_;
+  const std::string& text_;
+};
+
+// Kernel names and their namespaces become C++ names.
+void checkKernels(const model::Operators& ops, std::string_view libraryNs, support::Diagnostics& diags) {
+  std::map<std::string, const model::NativeFunction*, std::less<>> byName;
+  for (const model::NativeFunction* g : ops.functions()) byName.emplace(g->func.name.str(), g);
+  for (const model::BackendIndex& index : ops.backendIndices())
+    for (const auto& [opName, m] : index.entries()) {
+      std::vector<std::string_view> names = {m.kernel};
+      if (!m.cppNamespace.empty())
+        for (std::string_view part : support::split(m.cppNamespace, "::")) names.push_back(part);
+      for (std::string_view n : names) {
+        if ((isIdentifier(n) && !isCppKeyword(n)) || n == libraryNs) continue;  // (the namespace is reported once)
+        const auto found = byName.find(opName);
+        const model::NativeFunction* f = found == byName.end() ? nullptr : found->second;
+        if (f && n == m.kernel && m.kernel == f->func.name.name.base) break;  // named after the operator: reported there
+        const std::string what = "kernel '" + (m.cppNamespace.empty() ? "" : m.cppNamespace + "::") + m.kernel + "'";
+        const std::string why = isIdentifier(n) ? "'" + std::string(n) + "' is a C++ keyword"
+                                                : "'" + std::string(n) + "' is not a C++ identifier";
+        if (f) model::reportError(diags, *f, what + ": " + why);
+        else diags.error({}, what + ": " + why);
+        break;
+      }
+    }
+}
+
+}  // namespace
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool isSchemaKeyword(std::string_view word) { return contains(kSchemaKeywords, word); }
+bool isCppKeyword(std::string_view word) { return contains(kCppKeywords, word); }
+
+std::string checkLibrary(const model::Operators& ops, std::string_view ns, const LibraryRulesOptions& options,
+                         support::Diagnostics& diags) {
+  const int errorsBefore = diags.errorCount();
+  const std::vector<const model::NativeFunction*>& fs = ops.functions();
+  std::string libraryNs(ns);
+  const char* from = " (NAMESPACE)";
+  if (libraryNs.empty() && !fs.empty() && fs.front()->explicitNamespace) {
+    libraryNs = fs.front()->ns;
+    from = " (the first operator's)";
+  }
+  const auto at = [](const model::NativeFunction& f) {
+    return f.schemaLoc.line > 0 ? support::SourceLoc{f.schemaLoc.file, f.schemaLoc.line, f.schemaLoc.column}
+                                : f.loc.sourceLoc();
+  };
+  if (!libraryNs.empty()) {
+    // The namespace as written in the first operator (or NAMESPACE, which has no line).
+    const support::SourceLoc nsLoc = ns.empty() ? at(*fs.front()).shifted(-static_cast<int>(libraryNs.size()) - 2) : support::SourceLoc{};
+    if (!isIdentifier(libraryNs))
+      diags.error(nsLoc, "namespace '" + libraryNs + "' is not an identifier");
+    else if (isSchemaKeyword(libraryNs) || isCppKeyword(libraryNs) || (options.pythonModule && model::isPythonKeyword(libraryNs)))
+      diags.error(nsLoc, "namespace '" + libraryNs + "' is a keyword");
+    else if (contains(kPyTorchNamespaces, libraryNs))
+      diags.error(nsLoc, "namespace '" + libraryNs + "' is PyTorch's own: loading a second library of it aborts the "
+                         "process; choose the library's own namespace");
+  }
+  for (const model::NativeFunction* f : fs) {
+    if (!f->explicitNamespace) {
+      const std::string shown = libraryNs.empty() ? "NS" : libraryNs;
+      diags.errorAbout(at(*f), f->func.name.str(),
+                       "an operator library's operators are declared with their namespace: '" + shown + "::" +
+                           f->func.name.str() + "(...)'" + (libraryNs.empty() ? " (NS: the library's namespace)" : ""));
+    } else if (!libraryNs.empty() && f->ns != libraryNs) {
+      diags.error(at(*f).shifted(-static_cast<int>(f->ns.size()) - 2),
+                       "operator '" + f->ns + "::" + f->func.name.str() + "' is not in the library's namespace '" +
+                           libraryNs + "'" + from);
+    }
+    FunctionChecker(*f, options, diags).run();
+  }
+  checkKernels(ops, libraryNs, diags);
+  return diags.errorCount() == errorsBefore ? libraryNs : std::string();
+}
+
+}  // namespace opgen::api
