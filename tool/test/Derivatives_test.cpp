@@ -24,6 +24,7 @@ constexpr const char* kOps = R"(- func: lib::mul2(Tensor self, Tensor other, *, 
 - func: lib::masked(Tensor self, Tensor? mask) -> Tensor
   dispatch:
     CPU: masked
+- func: lib::twice(Tensor self) -> Tensor
 )";
 
 struct Loaded {
@@ -162,6 +163,10 @@ TEST(Derivatives, Errors) {
             "derivatives.yaml:3:35: error: in 'split2': output_differentiability: expected True or False, not an int");
   EXPECT_EQ(errorOf("- name: split2(Tensor self -> Tensor\n"),
             "derivatives.yaml:1:9: error: invalid function schema: expected 'NAME(ARGUMENTS) -> RETURNS'");
+  EXPECT_EQ(errorOf("- name: twice(Tensor self) -> Tensor\n  self: 2 * grad\n"),
+            "derivatives.yaml:1:9: error: in 'twice': the operator is CompositeImplicitAutograd (no dispatch:), so "
+            "autograd differentiates its kernel's ATen calls and formulas would never be used: give it a dispatch: "
+            "entry (e.g. CompositeExplicitAutograd) to use formulas");
   EXPECT_EQ(errorOf("name: x\n"),
             "derivatives.yaml:1:1: error: derivatives.yaml must be a list of '- name: SCHEMA' entries, not a mapping");
 }

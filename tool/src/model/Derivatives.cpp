@@ -358,6 +358,14 @@ std::optional<Derivative> EntryReader::read() {
     error(nameNode, "formulas for out= operators are not supported yet");
     return std::nullopt;
   }
+  if (d_.function->hasCompositeImplicitAutogradKernel) {
+    // The dispatcher prefers a CompositeImplicitAutograd kernel to an Autograd one: the formulas
+    // would never run (torchgen refuses them too).
+    error(nameNode, "the operator is CompositeImplicitAutograd (no dispatch:), so autograd differentiates its "
+                    "kernel's ATen calls and formulas would never be used: give it a dispatch: entry (e.g. "
+                    "CompositeExplicitAutograd) to use formulas");
+    return std::nullopt;
+  }
   func.arguments.anyOf([&](const Argument& a) {
     argNames_.push_back(a.name);
     return false;
