@@ -166,6 +166,13 @@ case $mode in
     grep -qE "derivatives.yaml:3:9: error: in 'mul_add': tensor argument 'bias' has no formula" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error for the missing formula"; }
     echo "ok: missing formula"
+    echo "== a missing DERIVATIVES file fails at configure time"
+    sed -i 's/DERIVATIVES derivatives.yaml/DERIVATIVES nope.yaml/' "$work/src/CMakeLists.txt"
+    rm -rf "$build"
+    if configure >"$work/out.log" 2>&1; then fail "configure succeeded without the DERIVATIVES file"; fi
+    tr -s ' \n' '  ' <"$work/out.log" | grep -qF "add_operator_library(diffops): DERIVATIVES file 'nope.yaml' not found" ||
+      { cat "$work/out.log"; fail "no clear message for the missing DERIVATIVES file"; }
+    echo "ok: missing file"
     echo "derivatives: all good"
     ;;
   *) sed -n '2,11p' "$0" >&2; exit 2 ;;

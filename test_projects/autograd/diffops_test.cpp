@@ -82,6 +82,12 @@ TEST(Diffops, InPlace) {
   EXPECT_TRUE(at::allclose(x.grad(), at::full({4}, 3.0, at::kDouble)));
 }
 
+TEST(Diffops, InPlaceFormulaSeesTheValueBeforeTheCall) {
+  const std::vector<at::Tensor> in = {leaf({5}, 15), leaf({5}, 16)};
+  expectSameGradients(gradients(in, [](auto& t) { at::Tensor y = t[0] * 1; return diffops::mul_by_(y, t[1]); }),
+                      gradients(in, [](auto& t) { return t[0] * t[1]; }));
+}
+
 TEST(Diffops, NotImplementedFailsWhenNeeded) {
   const at::Tensor y = diffops::sign_log(leaf({3}, 14));
   try {

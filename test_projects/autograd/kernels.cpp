@@ -12,6 +12,7 @@ at::Tensor cube_backward(const at::Tensor& grad, const at::Tensor& self) { retur
 at::Tensor exp2x(const at::Tensor& self) { return at::exp(2 * self); }
 at::Tensor scale(const at::Tensor& self, double factor) { return self * factor; }
 at::Tensor& scale_(at::Tensor& self, double factor) { return self.mul_(factor); }
+at::Tensor& mul_by_(at::Tensor& self, const at::Tensor& other) { return self.mul_(other); }
 at::Tensor power(const at::Tensor& self, int64_t exponent) { return self.pow(exponent); }
 std::tuple<at::Tensor, at::Tensor> max_along(const at::Tensor& self, int64_t dim) {
   auto [values, indices] = at::max(self, dim);

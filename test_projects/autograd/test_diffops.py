@@ -29,6 +29,7 @@ class Gradients(unittest.TestCase):
             (ops.hypot2, inputs((6,), (6,), seed=7)),
             (lambda a, b: ops.lerp_by(a, b, torch.full((3,), 0.25, dtype=torch.double)), inputs((3,), (3,), seed=8)),
             (lambda x: ops.scale_(x * 1, -1.5), inputs((4,), seed=9)),
+            (lambda a, b: ops.mul_by_(a * 1, b), inputs((4,), (4,), seed=15)),  # self: its value before
         ]
         for fn, args in cases:
             with self.subTest(fn=getattr(fn, "__name__", fn)):

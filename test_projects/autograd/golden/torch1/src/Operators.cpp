@@ -93,6 +93,20 @@ at::Tensor & scale_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor &
   return scale__handle().redispatch(dispatchKeySet, self, factor);
 }
 
+// mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const c10::TypedOperatorHandle<mul_by_::schema>& mul_by__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(mul_by_::name, mul_by_::overload_name)
+      .typed<mul_by_::schema>();
+  return handle;
+}
+at::Tensor & mul_by_::call(at::Tensor & self, const at::Tensor & other) {
+  return mul_by__handle().call(self, other);
+}
+at::Tensor & mul_by_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, const at::Tensor & other) {
+  return mul_by__handle().redispatch(dispatchKeySet, self, other);
+}
+
 // power(Tensor self, int exponent) -> Tensor
 static const c10::TypedOperatorHandle<power::schema>& power_handle() {
   static const auto handle = c10::Dispatcher::singleton()

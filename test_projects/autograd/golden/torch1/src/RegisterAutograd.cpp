@@ -164,6 +164,34 @@ torch::autograd::variable_list ScaleBackward1::apply(torch::autograd::variable_l
   return grad_inputs;
 }
 
+struct MulByBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "MulByBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    self_.reset_data();
+    other_.reset_data();
+  }
+  torch::autograd::SavedVariable self_;
+  torch::autograd::SavedVariable other_;
+};
+
+torch::autograd::variable_list MulByBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto self = self_.unpack();
+  auto other = other_.unpack();
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(2);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad * other) : at::Tensor();
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = any_grad_defined ? (grad * self) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
 struct PowerBackward0 : public torch::autograd::TraceableFunction {
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
   std::string name() const override { return "PowerBackward0"; }
@@ -435,6 +463,35 @@ at::Tensor & scale__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::T
   return self;
 }
 
+at::Tensor & mul_by__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, const at::Tensor & other) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, other);
+  torch::autograd::check_inplace(self, _any_requires_grad);
+  std::shared_ptr<MulByBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = std::shared_ptr<MulByBackward0>(new MulByBackward0(), torch::autograd::deleteNode);
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self, other));
+    _grad_fn->self_ = torch::autograd::SavedVariable(self.clone(), false);
+    _grad_fn->other_ = torch::autograd::SavedVariable(other, false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::mul_by_::redispatch(dispatchKeySet & c10::after_autograd_keyset, self, other);
+  })();
+  if (_grad_fn) {
+    torch::autograd::rebase_history(self, _grad_fn);
+  }
+  return self;
+}
+
+at::Tensor & mul_by__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, const at::Tensor & other) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::mul_by_::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self, other);
+  }
+  torch::autograd::increment_version(self);
+  return self;
+}
+
 at::Tensor power_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, int64_t exponent) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
   std::shared_ptr<PowerBackward0> _grad_fn;
@@ -560,6 +617,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("exp2x", TORCH_FN(exp2x_autograd));
   m.impl("scale", TORCH_FN(scale_autograd));
   m.impl("scale_", TORCH_FN(scale__autograd));
+  m.impl("mul_by_", TORCH_FN(mul_by__autograd));
   m.impl("power", TORCH_FN(power_autograd));
   m.impl("max_along", TORCH_FN(max_along_autograd));
   m.impl("hypot2", TORCH_FN(hypot2_autograd));
@@ -570,6 +628,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {
   m.impl("scale_", TORCH_FN(scale__ad_inplace_or_view));
+  m.impl("mul_by_", TORCH_FN(mul_by__ad_inplace_or_view));
 }
 } // namespace
 } // namespace autograd

@@ -89,6 +89,17 @@ at::Tensor & wrapper_CompositeExplicitAutograd__scale_(at::Tensor & self, double
 } // anonymous namespace
 namespace {
 
+at::Tensor & wrapper_CompositeExplicitAutograd__mul_by_(at::Tensor & self, const at::Tensor & other) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::mul_by_(self, other);
+}
+
+} // anonymous namespace
+namespace {
+
 at::Tensor wrapper_CompositeExplicitAutograd__power(const at::Tensor & self, int64_t exponent) {
     // No device check
 
@@ -189,6 +200,8 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__scale));
   m.impl("scale_",
   TORCH_FN(wrapper_CompositeExplicitAutograd__scale_));
+  m.impl("mul_by_",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__mul_by_));
   m.impl("power",
   TORCH_FN(wrapper_CompositeExplicitAutograd__power));
   m.impl("max_along",

@@ -11,6 +11,7 @@ TORCH_LIBRARY(diffops, m) {
   m.def("exp2x(Tensor self) -> Tensor");
   m.def("scale(Tensor self, float factor) -> Tensor");
   m.def("scale_(Tensor(a!) self, float factor) -> Tensor(a!)");
+  m.def("mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)");
   m.def("power(Tensor self, int exponent) -> Tensor");
   m.def("max_along(Tensor self, int dim) -> (Tensor values, Tensor indices)");
   m.def("hypot2(Tensor self, Tensor other) -> Tensor");

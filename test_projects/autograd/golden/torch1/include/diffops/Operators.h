@@ -80,6 +80,16 @@ struct scale_ {
   static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, double factor);
 };
 
+// mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+struct mul_by_ {
+  using schema = at::Tensor & (at::Tensor &, const at::Tensor &);
+  static constexpr const char* name = "diffops::mul_by_";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)";
+  static at::Tensor & call(at::Tensor & self, const at::Tensor & other);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, const at::Tensor & other);
+};
+
 // power(Tensor self, int exponent) -> Tensor
 struct power {
   using schema = at::Tensor (const at::Tensor &, int64_t);

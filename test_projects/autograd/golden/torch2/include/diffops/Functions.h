@@ -43,6 +43,11 @@ inline at::Tensor & scale_(at::Tensor & self, double factor) {
   return diffops::_ops::scale_::call(self, factor);
 }
 
+// mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+inline at::Tensor & mul_by_(at::Tensor & self, const at::Tensor & other) {
+  return diffops::_ops::mul_by_::call(self, other);
+}
+
 // power(Tensor self, int exponent) -> Tensor
 inline at::Tensor power(const at::Tensor & self, int64_t exponent) {
   return diffops::_ops::power::call(self, exponent);

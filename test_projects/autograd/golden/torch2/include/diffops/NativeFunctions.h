@@ -30,6 +30,7 @@ TORCH_API at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & s
 TORCH_API at::Tensor exp2x(const at::Tensor & self);
 TORCH_API at::Tensor scale(const at::Tensor & self, double factor);
 TORCH_API at::Tensor & scale_(at::Tensor & self, double factor);
+TORCH_API at::Tensor & mul_by_(at::Tensor & self, const at::Tensor & other);
 TORCH_API at::Tensor power(const at::Tensor & self, int64_t exponent);
 TORCH_API ::std::tuple<at::Tensor,at::Tensor> max_along(const at::Tensor & self, int64_t dim);
 TORCH_API at::Tensor hypot2(const at::Tensor & self, const at::Tensor & other);
