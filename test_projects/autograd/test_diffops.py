@@ -58,6 +58,14 @@ class Gradients(unittest.TestCase):
         self.assertTrue(values.requires_grad)
         self.assertFalse(indices.requires_grad)
 
+    def test_saved_values_are_released_after_backward(self):
+        x, y, z = inputs((2,), (2,), (2,))
+        out = ops.mul_add(x, y, z).sum()
+        out.backward(retain_graph=True)
+        out.backward()  # kept: retain_graph
+        with self.assertRaisesRegex(RuntimeError, "backward through the graph a second time"):
+            out.backward()  # released after the last backward (release_variables)
+
     def test_in_place(self):
         (x,) = inputs((3,))
         with self.assertRaisesRegex(RuntimeError, "a leaf Variable that requires grad"):
