@@ -1,7 +1,7 @@
 # The CMake functions of opgen (find_package(OpGen) or add_subdirectory of opgen's source tree):
 #
-#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [SOURCES ...]
-#                        [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
+#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DERIVATIVES derivatives.yaml]
+#                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
 #                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
@@ -10,7 +10,8 @@
 # generation runs at build time; what the build needs to know (the files, the namespace, the link
 # anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
 # Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
-# call torch.ops.NS, loading the library on import.
+# call torch.ops.NS, loading the library on import. DERIVATIVES gives operators autograd: the
+# backward (and forward-mode) formulas in torchgen's derivatives.yaml format.
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 
@@ -28,9 +29,9 @@ endfunction()
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE"
-                        "YAML;TAGS;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
+                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
   if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, "
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, DERIVATIVES, "
                         "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, SHARED/STATIC/OBJECT/MODULE)")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
@@ -42,17 +43,17 @@ function(add_operator_library name)
   if(NOT arg_YAML)
     message(FATAL_ERROR "${who}: YAML is required (the operators, in native_functions.yaml format)")
   endif()
-  get_filename_component(yaml "${arg_YAML}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT EXISTS "${yaml}")
-    message(FATAL_ERROR "${who}: YAML file '${arg_YAML}' not found (looked for ${yaml})")
-  endif()
-  set(tags "")
-  if(arg_TAGS)
-    get_filename_component(tags "${arg_TAGS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    if(NOT EXISTS "${tags}")
-      message(FATAL_ERROR "${who}: TAGS file '${arg_TAGS}' not found (looked for ${tags})")
+  # The input files, absolute ("" when an optional one is not given).
+  foreach(input YAML TAGS DERIVATIVES)
+    string(TOLOWER ${input} var)
+    set(${var} "")
+    if(arg_${input})
+      get_filename_component(${var} "${arg_${input}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      if(NOT EXISTS "${${var}}")
+        message(FATAL_ERROR "${who}: ${input} file '${arg_${input}}' not found (looked for ${${var}})")
+      endif()
     endif()
-  endif()
+  endforeach()
   set(type SHARED)
   set(count 0)
   foreach(t SHARED STATIC OBJECT MODULE)
@@ -86,7 +87,7 @@ function(add_operator_library name)
 
   add_library(${name} ${type} ${arg_SOURCES})
   set_target_properties(${name} PROPERTIES
-    OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
+    OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}")
   if(arg_PYTHON_MODULE)
@@ -129,7 +130,7 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -137,6 +138,9 @@ function(_opgen_finalize name)
            --templates "${OPGEN_TEMPLATE_DIR}/library")
   if(TAGS)
     list(APPEND args --tags "${TAGS}")
+  endif()
+  if(DERIVATIVES)
+    list(APPEND args --derivatives "${DERIVATIVES}")
   endif()
   if(NAMESPACE)
     list(APPEND args --namespace "${NAMESPACE}")
@@ -188,7 +192,7 @@ function(_opgen_finalize name)
     OUTPUT "${stamp}"
     BYPRODUCTS ${outputs}
     COMMAND OpGen::opgen library ${args} ${python_args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
-    DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${templates}
+    DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${DERIVATIVES} ${templates}
     DEPFILE "${depfile}"
     COMMENT "opgen: generating operator library ${name} (namespace ${ns})"
     VERBATIM)

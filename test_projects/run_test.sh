@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# The downstream-project tests that ctest runs (test_projects/CMakeLists.txt). Each builds the vision
-# project (test_projects/vision) in its own folder under WORK, from a copy when it edits the sources.
+# The downstream-project tests that ctest runs (test_projects/CMakeLists.txt). Each builds a project
+# (test_projects/vision unless said otherwise) in its own folder under WORK, from a copy.
 #
-#   run_test.sh project    GENERATOR PREFIX WORK        installed package: build, then the project's ctest
+#   run_test.sh project    GENERATOR PREFIX WORK [NAME] installed package: build test_projects/NAME
+#                                                       (default vision), then the project's ctest
 #   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
 #   run_test.sh incremental GENERATOR PREFIX WORK       what each kind of edit rebuilds (see below)
 #   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls and a bad YAML: clear failures
+#   run_test.sh derivatives GENERATOR PREFIX WORK       test_projects/autograd: a bad derivatives.yaml
+#                                                       fails the build; an edited formula rebuilds
 set -euo pipefail
 mode=$1 generator=$2 where=$3 work=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 jobs=${OPGEN_TEST_JOBS:-2}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+project=vision
+case $mode in
+  project) project=${5:-vision} ;;
+  derivatives) project=autograd ;;
+esac
 rm -rf "$work"
 mkdir -p "$work"
-cp -r "$here/vision" "$work/src"
+cp -r "$here/$project" "$work/src"
 build=$work/build
 
 configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "$@"; }
@@ -130,5 +138,42 @@ case $mode in
       { cat "$work/out.log"; fail "no FILE:LINE:COL error from the generator"; }
     echo "ok: yaml error from the generation step"
     ;;
-  *) sed -n '2,9p' "$0" >&2; exit 2 ;;
+  derivatives)
+    configure >/dev/null
+    build_log >/dev/null
+    gen=$build/diffops_generated
+    mtimes() { (cd "$gen" && find include src -type f -printf '%p %T@\n' | sort); }
+    echo "== editing a formula regenerates RegisterAutograd.cpp only, and rebuilds it alone"
+    before=$(mtimes)
+    sleep 1
+    sed -i 's/^  self: grad \* exponent \* self.pow(exponent - 1)$/  self: exponent * grad * self.pow(exponent - 1)/' "$work/src/derivatives.yaml"
+    grep -q "exponent \* grad \* self" "$work/src/derivatives.yaml" || fail "the test's edit of derivatives.yaml did not apply"
+    build_log >/dev/null
+    changed=$(diff <(echo "$before") <(mtimes) | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true)
+    [[ $changed == "src/RegisterAutograd.cpp " ]] || fail "editing a formula rewrote: $changed"
+    [[ $(generated) == 1 && $(compiled) == "RegisterAutograd.cpp " ]] ||
+      fail "editing a formula: opgen ran $(generated)x, compiled: $(compiled)"
+    grep -q "exponent \* grad \* self.pow" "$gen/src/RegisterAutograd.cpp" || fail "the new formula is not in RegisterAutograd.cpp"
+    ctest --test-dir "$build" -R diffops_python --output-on-failure >/dev/null || fail "tests fail after editing a formula"
+    echo "== a bad derivatives.yaml fails the build with FILE:LINE:COL"
+    sed -i 's/^  other: grad \* self$/  other: grad * self * grad_bogus/' "$work/src/derivatives.yaml"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad derivatives.yaml built"; fi
+    grep -qE "derivatives.yaml:5:10: error: in 'mul_add': the formula names an unknown variable 'grad_bogus'" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no FILE:LINE:COL error for the bad formula"; }
+    echo "ok: unknown variable"
+    sed -i 's/^  other: grad \* self \* grad_bogus$/  other: grad * self/; s/^  bias: grad$//' "$work/src/derivatives.yaml"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a derivatives.yaml without bias' formula built"; fi
+    grep -qE "derivatives.yaml:3:9: error: in 'mul_add': tensor argument 'bias' has no formula" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no FILE:LINE:COL error for the missing formula"; }
+    echo "ok: missing formula"
+    echo "== a missing DERIVATIVES file fails at configure time"
+    sed -i 's/DERIVATIVES derivatives.yaml/DERIVATIVES nope.yaml/' "$work/src/CMakeLists.txt"
+    rm -rf "$build"
+    if configure >"$work/out.log" 2>&1; then fail "configure succeeded without the DERIVATIVES file"; fi
+    tr -s ' \n' '  ' <"$work/out.log" | grep -qF "add_operator_library(diffops): DERIVATIVES file 'nope.yaml' not found" ||
+      { cat "$work/out.log"; fail "no clear message for the missing DERIVATIVES file"; }
+    echo "ok: missing file"
+    echo "derivatives: all good"
+    ;;
+  *) sed -n '2,11p' "$0" >&2; exit 2 ;;
 esac

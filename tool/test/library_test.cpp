@@ -241,4 +241,26 @@ TEST(Library, PythonModuleHasTypedFunctionsAndStubs) {
       << bad.result.err;
 }
 
+TEST(Library, DerivativesAddTheAutogradFileOrFailWithoutChangingAnything) {
+  TempDir dir;
+  const fs::path derivatives = dir.path() / "derivatives.yaml";
+  writeFile(derivatives, "- name: scale(Tensor self, float factor=2.0, *, int? limit=None) -> Tensor\n  self: grad * factor\n");
+  LibraryRun run = library(dir, kOps, {"--derivatives", derivatives.string()});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const std::string autograd = readFile(run.out / "src/RegisterAutograd.cpp");
+  EXPECT_NE(autograd.find("m.impl(\"scale\", TORCH_FN(scale_autograd));"), std::string::npos) << autograd;
+  EXPECT_EQ(autograd.find("twice"), std::string::npos) << "an operator without formula got an Autograd kernel";
+  EXPECT_NE(readFile(run.out / "src/RegisterSchema.cpp").find("opgen_link_demo_Autograd();"), std::string::npos);
+  LibraryRun describe = library(dir, kOps, {"--derivatives", derivatives.string(), "--describe"});
+  EXPECT_NE(describe.result.out.find("\"src/RegisterAutograd.cpp\""), std::string::npos) << describe.result.out;
+
+  writeFile(derivatives, "- name: scale(Tensor self, float factor=2.0, *, int? limit=None) -> Tensor\n  self: grad * factr\n  factr: grad\n");
+  LibraryRun bad = library(dir, kOps, {"--derivatives", derivatives.string()});
+  EXPECT_EQ(bad.result.exitCode, 1);
+  EXPECT_NE(bad.result.err.find("derivatives.yaml:3:3: error: in 'scale': 'factr' is neither an argument nor a return of 'scale'"),
+            std::string::npos)
+      << bad.result.err;
+  EXPECT_EQ(readFile(run.out / "src/RegisterAutograd.cpp"), autograd);
+}
+
 }  // namespace

@@ -32,6 +32,11 @@ struct Spelling {
   std::string_view nullopt;              // "::std::nullopt", "c10::nullopt"
   std::string_view fromIntArrayRefSlow;  // "c10::fromIntArrayRefSlow", "c10::fromIntArrayRef"
   std::string_view asIntArrayRefSlow;    // "C10_AS_INTARRAYREF_SLOW", "c10::asIntArrayRefSlow"
+  // Autograd graph nodes (torch::autograd::Node): 2.x holds them in intrusive pointers, 1.x in
+  // shared ones. $node$: the node class.
+  std::string_view nodePointer;          // "c10::intrusive_ptr", "std::shared_ptr"
+  std::string_view newNode;              // "c10::make_intrusive<$node$>()", "std::shared_ptr<$node$>(new $node$(), ...)"
+  std::string_view thisNode;             // a node's pointer to itself: "getptr()", "shared_from_this()"
 
   static const Spelling& of(Libtorch libtorch);
 };

@@ -111,6 +111,9 @@ Options:
   --shards N               split each Register<Key>.cpp into Register<Key>_0..N-1.cpp (default 1)
   --torch-version X[.Y]    the libtorch the code is compiled against (default 2; 1.x spells optionals
                            c10::optional and gives structured kernels' set_output_* dimension names)
+  --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
+                           torchgen's format; also writes src/RegisterAutograd.cpp (graph nodes and
+                           Autograd kernels). Operators without formulas get no Autograd kernel.
   --python-module          also write the Python package NS: one typed function per operator
                            (calling torch.ops.NS) and a .pyi stub
   --python-library-path FILE
@@ -211,6 +214,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     else if (a == "--stamp") o.stamp = *v;
     else if (a == "--depfile") o.depfile = *v;
     else if (a == "--python-library-path") o.pythonLibraryPath = *v;
+    else if (a == "--derivatives") o.derivativesPath = *v;
     else if (a == "--backend") {
       std::optional<model::DispatchKey> key = model::parseDispatchKey(*v);
       if (!key) return support::makeError("--backend: unknown dispatch key '" + *v + "'");
@@ -264,11 +268,18 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .registered = dest::libraryRegisteredKeys(options.backends),
                          .shards = options.shards,
                          .pythonModule = options.pythonModule,
-                         .pythonLibraryPath = options.pythonLibraryPath};
+                         .pythonLibraryPath = options.pythonLibraryPath,
+                         .autograd = options.derivativesPath.has_value()};
   const dest::LibraryFiles libraryFiles = dest::libraryFiles(spec);
   if (options.describe) {
     out << describe(libraryFiles).dump(1) << '\n';
     return true;
+  }
+
+  std::optional<model::Derivatives> derivatives;
+  if (options.derivativesPath) {
+    derivatives = loadDerivatives(*options.derivativesPath, *ops, *ns, diags);
+    if (!derivatives) return false;
   }
 
   SelectiveBuilder everything = SelectiveBuilder::selectAll();
@@ -289,7 +300,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   LibraryWriter headers(options.templateDir, dest::libraryHeaderDir(*ns), templates, memory, diags);
   LibraryWriter sources(options.templateDir, dest::librarySourceDir(), templates, memory, diags);
   LibraryWriter python(options.templateDir, dest::libraryPythonDir(*ns), templates, memory, diags);
-  dest::emitLibrary(ctx, spec, {headers, sources, &python});
+  dest::emitLibrary(ctx, spec, {headers, sources, &python}, derivatives ? &*derivatives : nullptr);
   if (diags.hasErrors()) return false;
 
   support::DirectorySink disk(options.outputDir, diags);
@@ -298,6 +309,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
 
   if (options.depfile && options.stamp) {
     std::vector<std::string> deps = {options.yamlPath};
+    if (options.derivativesPath) deps.push_back(*options.derivativesPath);
     if (const std::string tags = files.tagsPath(); !tags.empty()) deps.push_back(tags);
     for (const std::string& t : templates.paths()) deps.push_back(t);
     if (options.depfileOutputs)

@@ -29,4 +29,12 @@ std::optional<model::Operators> loadModel(const ModelFiles& files, const model::
   return model::loadNativeFunctions(files.nativeFunctions, *text, tags, options, diags);
 }
 
+std::optional<model::Derivatives> loadDerivatives(const std::string& path, const model::Operators& ops,
+                                                  const std::string& ns, support::Diagnostics& diags) {
+  support::InputFiles inputs(diags);
+  auto text = inputs.read(path);
+  if (!text) return std::nullopt;
+  return model::loadDerivatives(path, *text, ops, ns, diags);
+}
+
 }  // namespace opgen::gen

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "model/Derivatives.h"
 #include "model/Loader.h"
 #include "model/Operators.h"
 #include "support/Diagnostics.h"
@@ -23,5 +24,9 @@ struct ModelFiles {
 // Reads the files and builds the model; nullopt (with diagnostics) on any error.
 std::optional<model::Operators> loadModel(const ModelFiles& files, const model::LoadOptions& options,
                                           support::Diagnostics& diags);
+
+// Reads a library's derivatives.yaml against its operators; nullopt (with diagnostics) on any error.
+std::optional<model::Derivatives> loadDerivatives(const std::string& path, const model::Operators& ops,
+                                                  const std::string& ns, support::Diagnostics& diags);
 
 }  // namespace opgen::gen

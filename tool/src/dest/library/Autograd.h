@@ -1,0 +1,26 @@
+// An operator library's autograd (with derivatives.yaml): src/RegisterAutograd.cpp, rendered from
+// templates/library/RegisterAutograd.cpp. For every operator with formulas:
+//   - a graph node class (torch::autograd::Node): the values its backward formulas use (tensors as
+//     SavedVariable), apply() evaluating the formulas of the inputs that need a gradient,
+//     release_variables(), name() as grad_fn shows it ("ScaleAddBackward0");
+//   - an Autograd kernel: records the node when an input requires grad, runs the operator below
+//     autograd (the dispatcher's redispatch), sets the outputs' history, computes forward-mode
+//     tangents where a forward formula is given; in-place operators check that a leaf requiring grad
+//     is not modified and rebase the history;
+//   - for in-place operators an ADInplaceOrView kernel that bumps the version counter.
+// Operators without formulas get none of this (as without derivatives.yaml).
+#pragma once
+
+#include "dest/common/Emit.h"
+#include "model/Derivatives.h"
+
+namespace opgen::dest {
+
+// The file's name below src/.
+std::string_view autogradSourceFile();
+
+// Renders it into `out` (the sources' writer). `anchor`: the file's link anchor symbol.
+void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::Derivatives& derivatives,
+                  const std::string& anchor, Writer& out);
+
+}  // namespace opgen::dest

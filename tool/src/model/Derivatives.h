@@ -1,0 +1,93 @@
+// derivatives.yaml for an operator library: the backward (and forward-mode) formulas of the
+// library's operators, in torchgen's format and with torchgen's meaning (load_derivatives.py), read
+// against the operators the library declares. Immutable once loaded; every problem is reported as
+// "derivatives.yaml:LINE:COL: error: ..." at the entry, key or formula it is about.
+//
+//   - name: myops::scale_add(Tensor self, Tensor other, *, float alpha=1) -> Tensor   (namespace optional)
+//     self: grad
+//     other: grad * alpha
+//     result: self_t + other_t * alpha         # forward mode (or auto_element_wise, auto_linear)
+//     output_differentiability: [True]         # optional, one bool per return
+//
+// A formula is C++ that may name `grad` (the gradient of the only differentiable output), `grads[i]`,
+// `grad_NAME` (of the return NAME), `grad_input_mask` (which of the formula's inputs need a gradient),
+// the arguments, `result` (the output; `resultN` or the return's name when there are several) and any
+// function. `non_differentiable` marks a tensor argument without gradient; `not_implemented("...")`
+// is a formula that fails when the backward runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/Operators.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::model {
+
+// A backward formula: the gradient of one or more arguments (`self, other: f(...)`, which returns a
+// tuple, one element per name).
+struct BackwardFormula {
+  std::vector<std::string> inputs;  // argument names, as written
+  std::string formula;              // as written
+  support::SourceLoc loc;           // of the formula
+};
+
+// A forward-mode formula: the tangent of one output, from the inputs' tangents (`NAME_t`) and primal
+// values (`NAME_p`). auto_element_wise and auto_linear are already expanded (torchgen's rules).
+struct ForwardFormula {
+  std::string output;                          // the return's name ("result", "resultN" or its own)
+  std::string formula;                         // the C++ expression after expansion
+  std::vector<std::string> tangentInputs;      // arguments whose tangent it uses, schema order
+  std::vector<std::string> primalInputs;       // arguments whose primal it uses, schema order
+  support::SourceLoc loc;
+};
+
+struct Derivative {
+  const NativeFunction* function = nullptr;
+  support::SourceLoc loc;                       // of the entry
+  std::string nodeName;                         // the graph node class and grad_fn's name: "ScaleAddBackward0"
+  std::vector<BackwardFormula> backward;        // in the order of the file
+  std::vector<ForwardFormula> forward;
+  std::vector<std::string> nonDifferentiable;   // arguments marked non_differentiable
+  std::vector<std::string> differentiableInputs;  // arguments with a formula, schema order
+  std::vector<bool> outputDifferentiability;    // one per return
+  std::vector<std::string> returnNames;         // as formulas name them (torchgen's cpp.return_names)
+  // What the graph node keeps for apply(): the arguments and returns the backward formulas use,
+  // in schema order (torchgen's saved_inputs / saved_outputs).
+  std::vector<std::string> savedInputs;
+  std::vector<std::string> savedOutputs;
+
+  bool isInplace() const { return function->func.kind() == SchemaKind::Inplace; }
+  // The schema argument of that name (it exists for every name this object holds).
+  const Argument& argument(std::string_view name) const;
+  // The index of the return of that name (returnNames).
+  std::size_t returnIndex(std::string_view name) const;
+};
+
+class Derivatives {
+ public:
+  Derivatives() = default;
+  explicit Derivatives(std::vector<Derivative> entries) : entries_(std::move(entries)) {}
+  const std::vector<Derivative>& entries() const { return entries_; }
+  // The formulas of a function, or nullptr (it keeps its behaviour without autograd kernel).
+  const Derivative* find(const NativeFunction& f) const;
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  std::vector<Derivative> entries_;
+};
+
+// Reads derivatives.yaml (`path` is for messages) for the library of namespace `ns` whose operators
+// are `ops`. nullopt when any error was reported.
+std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_view content, const Operators& ops,
+                                           const std::string& ns, support::Diagnostics& diags);
+
+// Whether `name` occurs in `text` as a whole identifier (torchgen's IDENT_REGEX: not preceded or
+// followed by a letter, digit or underscore).
+bool usesIdentifier(std::string_view text, std::string_view name);
+// `text` with every whole-identifier occurrence of `name` replaced by `by`.
+std::string replaceIdentifier(std::string_view text, std::string_view name, std::string_view by);
+
+}  // namespace opgen::model

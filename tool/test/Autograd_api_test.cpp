@@ -1,0 +1,50 @@
+// api/Autograd: how graph nodes keep the values formulas use, per type and libtorch.
+#include <gtest/gtest.h>
+
+#include "api/Autograd.h"
+
+namespace opgen::api {
+namespace {
+
+SavedValue saved(std::string_view argument, Libtorch libtorch = Libtorch::V2) {
+  support::Expected<model::Argument> a = model::Argument::parse(argument);
+  EXPECT_TRUE(a) << a.error().message;
+  support::Expected<SavedValue> v = savedArgument(*a, libtorch);
+  EXPECT_TRUE(v) << v.error().message;
+  return v ? *v : SavedValue{};
+}
+
+TEST(AutogradApi, TensorsAreSavedVariables) {
+  const SavedValue v = saved("Tensor self");
+  EXPECT_EQ(v.type, "torch::autograd::SavedVariable");
+  EXPECT_EQ(v.save("self"), "torch::autograd::SavedVariable(self, false)");
+  EXPECT_EQ(v.unpack, "self_.unpack()");
+  EXPECT_TRUE(v.isTensor);
+  EXPECT_EQ(savedReturn("result", Libtorch::V2).unpack, "result_.unpack(getptr())");
+  EXPECT_EQ(savedReturn("result", Libtorch::V1).unpack, "result_.unpack(shared_from_this())");
+  EXPECT_EQ(savedReturn("values", Libtorch::V1).save("values"), "torch::autograd::SavedVariable(values, true)");
+}
+
+TEST(AutogradApi, ValuesAreOwnedCopies) {
+  EXPECT_EQ(saved("int dim").type, "int64_t");
+  EXPECT_EQ(saved("Scalar alpha").type, "at::Scalar");
+  EXPECT_EQ(saved("str mode").type, "std::string");
+  const SavedValue sizes = saved("int[] size");
+  EXPECT_EQ(sizes.type, "std::vector<int64_t>");  // an IntArrayRef would dangle
+  EXPECT_EQ(sizes.save("size"), "size.vec()");
+  EXPECT_EQ(saved("float? eps", Libtorch::V1).type, "c10::optional<double>");
+  EXPECT_EQ(saved("float? eps", Libtorch::V2).type, "::std::optional<double>");
+}
+
+TEST(AutogradApi, TypesNodesCannotKeepYetAreErrors) {
+  for (std::string_view text : {"Tensor[] tensors", "Tensor? weight", "Generator? generator"}) {
+    support::Expected<model::Argument> a = model::Argument::parse(text);
+    ASSERT_TRUE(a);
+    support::Expected<SavedValue> v = savedArgument(*a, Libtorch::V2);
+    ASSERT_FALSE(v) << text;
+    EXPECT_NE(v.error().message.find("graph nodes cannot keep that type yet"), std::string::npos) << v.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace opgen::api

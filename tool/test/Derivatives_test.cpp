@@ -1,0 +1,175 @@
+// derivatives.yaml of an operator library (model/Derivatives): what an entry means (formulas, saved
+// values, node names, forward-mode expansion), and one test per class of broken input with its exact
+// "FILE:LINE:COL: error: ..." line.
+#include <gtest/gtest.h>
+
+#include "model/Derivatives.h"
+#include "model/Loader.h"
+
+namespace opgen::model {
+namespace {
+
+constexpr const char* kOps = R"(- func: lib::mul2(Tensor self, Tensor other, *, int power=1) -> Tensor
+  dispatch:
+    CPU: mul2
+- func: lib::mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  dispatch:
+    CPU: mul2_
+- func: lib::split2(Tensor self) -> (Tensor a, Tensor b)
+  dispatch:
+    CPU: split2
+- func: lib::minmax(Tensor self) -> (Tensor, Tensor)
+  dispatch:
+    CPU: minmax
+- func: lib::masked(Tensor self, Tensor? mask) -> Tensor
+  dispatch:
+    CPU: masked
+- func: lib::twice(Tensor self) -> Tensor
+)";
+
+struct Loaded {
+  std::optional<Operators> ops;
+  std::optional<Derivatives> derivatives;
+  support::Diagnostics diags;
+};
+
+std::unique_ptr<Loaded> load(const std::string& derivatives) {
+  auto r = std::make_unique<Loaded>();
+  LoadOptions options;
+  options.defaultKernelNamespace = "";
+  r->ops = loadNativeFunctions("ops.yaml", kOps, {}, options, r->diags);
+  EXPECT_TRUE(r->ops) << r->diags.str();
+  if (r->ops) r->derivatives = loadDerivatives("derivatives.yaml", derivatives, *r->ops, "lib", r->diags);
+  return r;
+}
+
+std::string errorOf(const std::string& derivatives) {
+  std::unique_ptr<Loaded> r = load(derivatives);
+  EXPECT_FALSE(r->derivatives.has_value()) << "expected an error for:\n" << derivatives;
+  return r->diags.all().empty() ? std::string("(no diagnostic)") : r->diags.all().front().str();
+}
+
+TEST(Derivatives, FormulasSavedValuesAndNodeNames) {
+  std::unique_ptr<Loaded> r = load(R"(- name: lib::mul2(Tensor self, Tensor other, *, int power=1) -> Tensor
+  self: grad * other * power
+  other: grad * self
+- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  self: grad * other
+  other: grad * result / other
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  ASSERT_EQ(r->derivatives->entries().size(), 2u);
+  const Derivative& mul2 = r->derivatives->entries()[0];
+  EXPECT_EQ(mul2.function->func.name.str(), "mul2");
+  EXPECT_EQ(mul2.nodeName, "Mul2Backward0");
+  EXPECT_EQ(mul2.differentiableInputs, (std::vector<std::string>{"self", "other"}));
+  EXPECT_EQ(mul2.savedInputs, (std::vector<std::string>{"self", "other", "power"}));
+  EXPECT_TRUE(mul2.savedOutputs.empty());
+  EXPECT_EQ(mul2.backward[1].loc.str(), "derivatives.yaml:3:10");
+  const Derivative& inplace = r->derivatives->entries()[1];
+  EXPECT_TRUE(inplace.isInplace());
+  EXPECT_EQ(inplace.nodeName, "Mul2Backward1");  // torchgen numbers the nodes of one name
+  EXPECT_EQ(inplace.savedInputs, (std::vector<std::string>{"other"}));
+  EXPECT_EQ(inplace.savedOutputs, (std::vector<std::string>{"result"}));
+  EXPECT_EQ(r->derivatives->find(*r->ops->functions()[2]), nullptr);
+}
+
+TEST(Derivatives, NamedAndIndexedReturnsNonDifferentiableOutputs) {
+  std::unique_ptr<Loaded> r = load(R"(- name: split2(Tensor self) -> (Tensor a, Tensor b)
+  self: grad_a + 2 * grad_b
+- name: minmax(Tensor self) -> (Tensor, Tensor)
+  output_differentiability: [True]
+  self: grad * (self == result0)
+- name: masked(Tensor self, Tensor? mask) -> Tensor
+  self: not_implemented("masked")
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const auto& e = r->derivatives->entries();
+  EXPECT_EQ(e[0].returnNames, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(e[1].returnNames, (std::vector<std::string>{"result0", "result1"}));
+  EXPECT_EQ(e[1].outputDifferentiability, (std::vector<bool>{true, false}));
+  EXPECT_EQ(e[1].savedOutputs, (std::vector<std::string>{"result0"}));
+  EXPECT_EQ(e[2].savedInputs, std::vector<std::string>{});
+}
+
+TEST(Derivatives, ForwardFormulasAndTheirExpansion) {
+  std::unique_ptr<Loaded> r = load(R"(- name: masked(Tensor self, Tensor? mask) -> Tensor
+  self: grad * self.sgn()
+  result: auto_element_wise
+- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor
+  self: grad * other
+  other: grad * self
+  result: auto_linear
+- name: split2(Tensor self) -> (Tensor a, Tensor b)
+  self: grad_a + grad_b
+  a: self_t * self_p
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const auto& e = r->derivatives->entries();
+  EXPECT_EQ(e[0].forward[0].formula, "(self_t.conj() * self_p.sgn()).conj()");
+  EXPECT_EQ(e[0].forward[0].tangentInputs, std::vector<std::string>{"self"});
+  EXPECT_EQ(e[0].forward[0].primalInputs, std::vector<std::string>{"self"});
+  EXPECT_EQ(e[1].forward[0].formula, "lib::_ops::mul2::call(self_t, other_t, power)");
+  EXPECT_EQ(e[2].forward[0].output, "a");
+}
+
+TEST(Derivatives, Identifiers) {
+  EXPECT_TRUE(usesIdentifier("grad * self.sgn()", "self"));
+  EXPECT_FALSE(usesIdentifier("grad_input_mask[0]", "grad"));
+  EXPECT_FALSE(usesIdentifier("myself", "self"));
+  EXPECT_EQ(replaceIdentifier("grad * grad_a + f(grad)", "grad", "g"), "g * grad_a + f(g)");
+}
+
+TEST(Derivatives, Errors) {
+  EXPECT_EQ(errorOf("- name: lib::nope(Tensor self) -> Tensor\n  self: grad\n"),
+            "derivatives.yaml:1:9: error: no operator of the library has the schema 'nope(Tensor self) -> Tensor'");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self) -> Tensor\n  self: grad\n"),
+            "derivatives.yaml:1:9: error: no operator of the library has the schema 'mul2(Tensor self) -> Tensor' (the "
+            "library declares: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor; mul2_(Tensor(a!) self, Tensor "
+            "other) -> Tensor(a!))");
+  EXPECT_EQ(errorOf("- name: other::split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n"),
+            "derivatives.yaml:1:9: error: operator 'other::split2' is not in the library's namespace 'lib'");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  weight: grad_b\n"),
+            "derivatives.yaml:3:3: error: in 'split2': 'weight' is neither an argument nor a return of 'split2' "
+            "(returns: a, b)");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n"),
+            "derivatives.yaml:1:9: error: in 'mul2': tensor argument 'other' has no formula: give one, "
+            "not_implemented(\"mul2\") or non_differentiable");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n"
+                    "- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_b\n"),
+            "derivatives.yaml:3:3: error: in 'split2': duplicate entry (the first is at line 1)");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_c\n"),
+            "derivatives.yaml:2:9: error: in 'split2': the formula names an unknown variable 'grad_c' (the named "
+            "gradients are: grad_a, grad_b)");
+  EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grads[2]\n"),
+            "derivatives.yaml:2:9: error: in 'minmax': the formula uses grads[2], but 'minmax' returns only 2 output(s)");
+  EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grad + grads[1]\n"),
+            "derivatives.yaml:1:9: error: in 'minmax': the formulas mix 'grad' and 'grads': write grads[0] instead of grad");
+  EXPECT_EQ(errorOf("- name: masked(Tensor self, Tensor? mask) -> Tensor\n  self: grad\n  result: self_t * self\n"),
+            "derivatives.yaml:3:11: error: in 'masked': the forward formula uses 'self', which is ambiguous: write "
+            "self_p for its value and self_t for its tangent");
+  EXPECT_EQ(errorOf("- name: masked(Tensor self, Tensor? mask) -> Tensor\n  self: grad\n  result: self_t * mask_t\n"),
+            "derivatives.yaml:3:11: error: in 'masked': the forward formula names an unknown variable 'mask_t' ('mask' "
+            "is not a differentiable input)");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
+                    "  power: grad\n"),
+            "derivatives.yaml:4:3: error: in 'mul2': argument 'power' has type int: only tensors have gradients");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  self: grad_b\n"),
+            "derivatives.yaml:3:3: error: duplicate key 'self'");
+  EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
+                    "  result: self_t\n"),
+            "derivatives.yaml:4:3: error: in 'mul2_': forward formulas of in-place operators are not supported yet");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  output_differentiability: [yes, 2]\n"),
+            "derivatives.yaml:3:35: error: in 'split2': output_differentiability: expected True or False, not an int");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self -> Tensor\n"),
+            "derivatives.yaml:1:9: error: invalid function schema: expected 'NAME(ARGUMENTS) -> RETURNS'");
+  EXPECT_EQ(errorOf("- name: twice(Tensor self) -> Tensor\n  self: 2 * grad\n"),
+            "derivatives.yaml:1:9: error: in 'twice': the operator is CompositeImplicitAutograd (no dispatch:), so "
+            "autograd differentiates its kernel's ATen calls and formulas would never be used: give it a dispatch: "
+            "entry (e.g. CompositeExplicitAutograd) to use formulas");
+  EXPECT_EQ(errorOf("name: x\n"),
+            "derivatives.yaml:1:1: error: derivatives.yaml must be a list of '- name: SCHEMA' entries, not a mapping");
+}
+
+}  // namespace
+}  // namespace opgen::model
