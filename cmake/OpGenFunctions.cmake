@@ -15,13 +15,16 @@
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 
-# Runs opgen at configure time; sets OUT (stdout) and fails with `WHO: ...` and opgen's message.
+# Runs opgen at configure time; sets OUT (stdout). On failure opgen's message is printed as it
+# wrote it, one `FILE:LINE:COL: error: ...` line per error (a NOTICE, which CMake neither wraps nor
+# indents, so IDEs and grep find the lines), then CMake fails naming WHO.
 function(_opgen_run who out)
   execute_process(COMMAND "${OPGEN_EXECUTABLE}" ${ARGN}
                   RESULT_VARIABLE rv OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rv EQUAL 0)
     string(STRIP "${stderr}" stderr)
-    message(FATAL_ERROR "${who}: ${stderr}")
+    message(NOTICE "${stderr}")
+    message(FATAL_ERROR "${who}: opgen failed (exit status ${rv}); its message is above")
   endif()
   set(${out} "${stdout}" PARENT_SCOPE)
 endfunction()

@@ -25,7 +25,16 @@ mkdir -p "$work"
 cp -r "$here/$project" "$work/src"
 build=$work/build
 
-configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "$@"; }
+# With OPGEN_TEST_CCACHE (a cache folder) and ccache installed, the projects compile through ccache:
+# the tests build the same generated sources many times (each test, and again from scratch), and
+# the cache makes the repeats cheap. What each test checks (which objects a build compiles, what
+# opgen rewrites) is the same with or without it.
+launcher=()
+if [[ -n ${OPGEN_TEST_CCACHE:-} ]] && command -v ccache >/dev/null; then
+  export CCACHE_DIR=$OPGEN_TEST_CCACHE CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" "$@"; }
 # The build's log; the list of objects compiled and whether opgen ran.
 build_log() { cmake --build "$build" -j "$jobs" 2>&1 | tee "$work/last.log"; }
 compiled() { grep -oE "Building CXX object [^ ]+" "$work/last.log" | sed 's/.*\///; s/\.o$//' | sort | tr '\n' ' '; }
@@ -111,8 +120,17 @@ case $mode in
       "add_operator_library(bad YAML ops.yaml COLOR blue)"
     expect_configure_error "missing yaml" "add_operator_library(bad): YAML file 'nope.yaml' not found" \
       "add_operator_library(bad YAML nope.yaml)"
-    expect_configure_error "unknown dispatch key" "add_dispatch_backend(vision GPU): opgen library: error: --backend: unknown dispatch key 'GPU'" \
+    expect_configure_error "unknown dispatch key" "add_dispatch_backend(vision GPU): opgen failed (exit status 2); its message is above" \
       "add_dispatch_backend(vision GPU)"
+    # opgen's own message, as it printed it: one line, not wrapped or indented by CMake.
+    grep -qE "^opgen library: error: --backend: unknown dispatch key 'GPU'" "$work/out.log" ||
+      { cat "$work/out.log"; fail "opgen's message is not printed as one line"; }
+    # A YAML error found at configure time (the namespace comes from the YAML): the same line opgen wrote.
+    printf -- '- func: badops::bad(Tensor self, int dim=abc) -> Tensor\n' >"$work/src/bad.yaml"
+    expect_configure_error "yaml error at configure time" "add_operator_library(bad): opgen failed" \
+      "add_operator_library(bad YAML bad.yaml)"
+    grep -qxE "/.*/bad.yaml:1:42: error: in 'bad': default of 'dim': 'abc' is not an int" "$work/out.log" ||
+      { cat "$work/out.log"; fail "the YAML error is not opgen's one line"; }
     expect_configure_error "not a library" "add_dispatch_backend(vision_test CPU): 'vision_test' was not made by add_operator_library" \
       "add_dispatch_backend(vision_test CPU)"
     # A YAML error fails the build with opgen's FILE:LINE:COL message.

@@ -13,6 +13,7 @@ packages=(
   python3 python3-yaml python3-typing-extensions               # the reference generator (tests)
   libtorch-dev python3-torch               # the runtime generated operator libraries build against
   mmdebstrap curl                          # the tests' PyTorch 2 runtime, a Debian sid root (sid-root.sh)
+  ccache                                   # the plugin tests compile their projects through it
 )
 
 install_missing() {

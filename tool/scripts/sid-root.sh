@@ -23,7 +23,7 @@ mirror=${OPGEN_SID_MIRROR:-http://deb.debian.org/debian}
 # What the tests run inside: the compiler and build tools of the plugin tests, PyTorch 2 for C++ and
 # Python, GoogleTest (the test projects' C++ tests), and the libraries an opgen built on the host
 # links (libyaml, libmd; mimalloc's soname differs in sid and is copied from the host, see below).
-packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0)
+packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0 ccache)
 recipe="sid ${packages[*]}"
 
 root=${OPGEN_SID_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/sid-root}
