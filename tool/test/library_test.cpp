@@ -174,6 +174,28 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
   }
 }
 
+// What a library does not support is an error at its line, never ignored.
+TEST(Library, RefusesKeysItWouldIgnore) {
+  TempDir dir;
+  LibraryRun run = library(dir, R"(- func: demo::f(Tensor self) -> Tensor
+  variants: function, method
+- func: demo::g(Tensor self) -> Tensor
+  autogen: g.out
+- func: demo::h(Tensor self) -> Tensor
+  ufunc_inner_loop:
+    Generic: h_kernel (AllAndComplex, BFloat16, Half, ComplexHalf)
+- func: demo::i(Tensor self) -> Tensor
+  python_module: nn
+)");
+  EXPECT_EQ(run.result.exitCode, 1);
+  for (const char* expected : {"ops.yaml:2:23: error: in 'f': 'method' variants are not supported here",
+                               "ops.yaml:4:3: error: in 'g': 'autogen' is not supported here",
+                               "ops.yaml:6:3: error: in 'h': 'ufunc_inner_loop' is not supported here",
+                               "ops.yaml:9:3: error: in 'i': 'python_module' is not supported here"})
+    EXPECT_NE(run.result.err.find(expected), std::string::npos) << expected << "\n" << run.result.err;
+  EXPECT_FALSE(fs::exists(run.out));
+}
+
 // What PyTorch accepts and the C++ compiles stays accepted.
 TEST(Library, AcceptsTheDefaultsThatRegisterAndCompile) {
   TempDir dir;

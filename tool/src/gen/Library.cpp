@@ -251,6 +251,13 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   // Kernels named without a namespace are in the library's (NS::native).
   model::LoadOptions load;
   load.defaultKernelNamespace = "";
+  load.methodVariants = false;
+  load.refusedKeys = {
+      {"autogen", "an operator library does not generate kernels for autogen variants yet; declare them with dispatch entries"},
+      {"ufunc_inner_loop", "an operator library does not generate ufunc kernels"},
+      {"python_module", "it places ATen's Python bindings; a library's Python functions are in its own package"},
+      {"category_override", "it is for ATen's Python bindings"},
+  };
   std::optional<model::Operators> ops;
   std::optional<std::string> ns = options.ns;
   // Describing the library needs the yaml only to learn the namespace.

@@ -121,6 +121,8 @@ bool EntryParser::checkKeys() {
     if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
       return fail(kv.key, "unknown key '" + key + "'");
     if (!seen.insert(key).second) return fail(kv.key, "duplicate key '" + key + "'");
+    if (const auto refused = options_.refusedKeys.find(key); refused != options_.refusedKeys.end())
+      return fail(kv.key, "'" + key + "' is not supported here: " + refused->second);
   }
   return true;
 }
@@ -168,6 +170,9 @@ bool EntryParser::parseVariants(NativeFunction& f) {
   int offset = 0;
   for (auto v : support::split(text, ", ")) {
     if (v == "function") f.variants.insert(Variant::Function);
+    else if (v == "method" && !options_.methodVariants)
+      return fail(n, "'method' variants are not supported here: operators are functions (NS::op), "
+                     "not Tensor methods", offset);
     else if (v == "method") f.variants.insert(Variant::Method);
     else return fail(n, "illegal variant '" + std::string(v) + "' (expected 'function' or 'method')", offset);
     offset += static_cast<int>(v.size()) + 2;

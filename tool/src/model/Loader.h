@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,15 +28,20 @@ struct LoadOptions {
   // The namespace of kernels named without one (`CPU: my_kernel`), declared in NS::native:: —
   // torchgen's "at"; empty: the operator's own namespace (operator libraries: vision::native).
   std::string defaultKernelNamespace = "at";
+  // Keys an entry may not have, each with why (operator libraries: what they do not support is an
+  // error at its line, never ignored), and whether `variants:` may name `method`.
+  std::map<std::string, std::string, std::less<>> refusedKeys;
+  bool methodVariants = true;
   // Work that only reads a parsed function (warming a caller's caches), called on another thread
   // for the parsed functions in file order while the loader checks, generates and groups them, and
   // only until it is done: some functions, or none, may be left out. Large files only.
   std::function<void(const NativeFunction&)> alongside;
 };
 
-// The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).
 // Python's keywords, which torchgen refuses as argument names (the Python bindings use them).
 bool isPythonKeyword(std::string_view word);
+
+// The tag names declared by a tags.yaml (`- tag: NAME` / `desc: ...`).
 
 std::optional<std::set<std::string>> loadTags(const std::string& path, std::string_view content,
                                               support::Diagnostics& diags);
