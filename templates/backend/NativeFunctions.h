@@ -7,7 +7,7 @@
 
 // ${generated_comment}
 
-#include <ATen/Tensor.h>
+${includes}
 
 ${namespace_prologue}
 

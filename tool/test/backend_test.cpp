@@ -83,6 +83,7 @@ TEST(Backend, StructuredKernelsGetTheMetaImplSplit) {
   // Three levels of namespace (torchgen allows two).
   EXPECT_NE(header.find("namespace at {\nnamespace native {\nnamespace openreg {\n"), std::string::npos) << header;
   // The kernel class derives from ATen's meta class; unstructured kernels stay static functions.
+  EXPECT_NE(header.find("#include <ATen/Tensor.h>\n#include <ATen/ops/maximum_meta.h>\n"), std::string::npos);
   EXPECT_NE(header.find("struct structured_maximum_out : public at::meta::structured_maximum {\n"
                         "void impl(const at::Tensor & self, const at::Tensor & other, const at::Tensor & out);\n};"),
             std::string::npos)
@@ -202,6 +203,36 @@ TEST(Backend, Torch1NativeFunctionsWithTorch1Spellings) {
     GTEST_SKIP() << "libtorch-dev 1.13.1 or g++ is absent: not compiled";
   ProcessResult cc = runProcess({"/usr/bin/g++", "-std=c++17", "-fsyntax-only", "-I", run.out.string(), "-I",
                                  "/usr/include/torch/csrc/api/include", (run.out / "RegisterPrivateUse1.cpp").string()});
+  EXPECT_TRUE(cc.ok()) << cc.describe(8000);
+}
+
+// openreg's structured kernels, for libtorch 1.13.1: the header includes ATen's meta classes, and
+// the registrations compile together with a definition of the kernel's impl().
+TEST(Backend, Torch1StructuredKernelsCompile) {
+  const fs::path legacy = OPGEN_TORCH_LEGACY_YAML;
+  if (!fs::exists(legacy)) GTEST_SKIP() << legacy << " is absent (Debian's python3-torch 1.13.1)";
+  if (!reference().available) GTEST_SKIP() << reference().problem;
+  TempDir dir;
+  BackendRun run = backend(dir, readFile(reference().runner.parent_path() / "backends/pytorch-openreg_openreg_native_functions.yaml"),
+                           {"--torch-version", "1", "--include-prefix="}, legacy);
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const std::string header = run.file("PrivateUse1NativeFunctions.h");
+  EXPECT_NE(header.find("#include <ATen/Tensor.h>\n#include <ATen/ops/maximum_meta.h>\n#include <ATen/ops/minimum_meta.h>\n"),
+            std::string::npos)
+      << header;
+  if (!fs::exists("/usr/include/ATen/ATen.h") || !fs::exists("/usr/bin/g++"))
+    GTEST_SKIP() << "libtorch-dev 1.13.1 or g++ is absent: not compiled";
+  writeFile(run.out / "kernels.cpp", R"(#include "RegisterPrivateUse1.cpp"
+namespace at::native::openreg {
+void PrivateUse1NativeFunctions::structured_maximum_out::impl(const at::Tensor& self, const at::Tensor& other,
+                                                              const at::Tensor& out) {}
+at::Tensor& PrivateUse1NativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return out;
+}
+}  // namespace at::native::openreg
+)");
+  ProcessResult cc = runProcess({"/usr/bin/g++", "-std=c++17", "-fsyntax-only", "-I", run.out.string(), "-I",
+                                 "/usr/include/torch/csrc/api/include", (run.out / "kernels.cpp").string()});
   EXPECT_TRUE(cc.ok()) << cc.describe(8000);
 }
 

@@ -182,8 +182,15 @@ void emitBackend(const EmitContext& ctx, const BackendSpec& spec, Writer& out) {
     std::vector<std::string> more = kernelDeclarations(ctx, *spec.autograd);
     declarations.insert(declarations.end(), more.begin(), more.end());
   }
+  // Structured kernels (beyond torchgen) derive from ATen's meta classes.
+  std::set<std::string> metaHeaders;
+  for (const model::BackendOperator& op : spec.yaml.supported)
+    if (op.structured) metaHeaders.insert(atenInclude("ops/" + op.function->rootName() + "_meta"));
+  std::vector<std::string> includes = {atenInclude("Tensor")};
+  includes.insert(includes.end(), metaHeaders.begin(), metaHeaders.end());
   support::TemplateEnv header;
   header.set("generated_comment", std::string(kHeaderComment));
+  header.set("includes", std::move(includes));
   header.set("namespace_prologue", ns->prologue);
   header.set("namespace_epilogue", ns->epilogue);
   header.set("class_name", spec.className);
