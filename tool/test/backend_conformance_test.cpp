@@ -203,6 +203,9 @@ std::vector<Case> cases() {
                  .args = {"--dry_run=yes"}});
   out.push_back({.name = "Fixture_impl_ok", .yaml = fixture("impl.yaml"), .expect = Expect::BothAccept,
                  .args = {"--impl-path", (dataDir() / "impl_ok.cpp").string()}});
+  // argparse: an unambiguous abbreviation with an attached value.
+  out.push_back({.name = "Fixture_impl_ok_abbreviated", .yaml = fixture("impl.yaml"), .expect = Expect::BothAccept,
+                 .args = {"--impl_p=" + (dataDir() / "impl_ok.cpp").string()}});
   out.push_back({.name = "Fixture_impl_missing", .yaml = fixture("impl.yaml"), .expect = Expect::BothRefuse,
                  .args = {"--impl_path", (dataDir() / "impl_missing.cpp").string()}});
   out.push_back({.name = "Fixture_impl_unreadable", .yaml = fixture("impl.yaml"), .expect = Expect::BothRefuse,

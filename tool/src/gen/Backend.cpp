@@ -131,7 +131,8 @@ Outcome runBackendCommand(const Invocation& invocation, support::Diagnostics& di
     return {};
   }
   options->templateDir = pluginTemplateDir(invocation.executable, "backend");
-  runBackend(*options, diags, std::cout);
+  // In file order (torchgen reads `supported:` before `full_codegen:`; a reader reads the file).
+  if (!runBackend(*options, diags, std::cout)) diags.sortByLocation();
   return finished(diags);
 }
 
