@@ -238,6 +238,35 @@ at::Tensor& PrivateUse1NativeFunctions::div_out(const at::Tensor& self, const at
   EXPECT_TRUE(cc.ok()) << cc.describe(8000);
 }
 
+// Mutations of the fixture with every key (each line dropped, cut in half, or made a broken flow
+// list): opgen never crashes, and a refusal is FILE:LINE:COL error lines and no files.
+TEST(Backend, MutatedYamlsNeverCrash) {
+  REQUIRE_ATEN();
+  const std::vector<std::string> original = lines(readFile(dataDir() / "keys.yaml"));
+  static const std::regex diagnostic(R"(^[^:\s][^:]*:\d+:\d+: (error|warning): .+$)");
+  int refused = 0;
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    for (int mutation = 0; mutation < 3; ++mutation) {
+      std::string text;
+      for (std::size_t k = 0; k < original.size(); ++k) {
+        if (k != i) text += original[k] + "\n";
+        else if (mutation == 1) text += original[k].substr(0, original[k].size() / 2) + "\n";
+        else if (mutation == 2) text += "  - [" + original[k] + "\n";
+      }
+      TempDir dir;
+      BackendRun run = backend(dir, text);
+      SCOPED_TRACE("line " + std::to_string(i + 1) + ", mutation " + std::to_string(mutation));
+      ASSERT_EQ(run.result.signal, 0) << run.result.describe();
+      ASSERT_TRUE(run.result.exitCode == 0 || run.result.exitCode == 1) << run.result.describe();
+      if (run.result.exitCode == 0) continue;
+      ++refused;
+      for (const std::string& l : lines(run.result.err)) EXPECT_TRUE(std::regex_match(l, diagnostic)) << l;
+      EXPECT_FALSE(fs::exists(run.out));
+    }
+  }
+  EXPECT_GT(refused, 0);
+}
+
 TEST(Backend, Torch2SpellingsByDefault) {
   REQUIRE_ATEN();
   TempDir dir;
