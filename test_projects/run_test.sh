@@ -9,6 +9,9 @@
 #   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls and a bad YAML: clear failures
 #   run_test.sh derivatives GENERATOR PREFIX WORK       test_projects/autograd: a bad derivatives.yaml
 #                                                       fails the build; an edited formula rebuilds
+#   run_test.sh backend    GENERATOR PREFIX WORK        opgen backend's files (tool/test/data/backend_conformance/
+#                                                       keys.yaml, backend/structured.yaml) for the runtime's
+#                                                       native_functions.yaml and libtorch compile against it
 set -euo pipefail
 mode=$1 generator=$2 where=$3 work=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -193,5 +196,25 @@ case $mode in
     echo "ok: missing file"
     echo "derivatives: all good"
     ;;
-  *) sed -n '2,11p' "$0" >&2; exit 2 ;;
+  backend)
+    # The runtime's own operators and libtorch version (Debian's python3-torch and libtorch-dev).
+    aten=/usr/lib/python3/dist-packages/torchgen/packaged/ATen
+    [[ -f $aten/native/native_functions.yaml ]] || { echo "SKIP: no $aten (python3-torch)"; exit 77; }
+    version=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null) || { echo "SKIP: no libtorch-dev"; exit 77; }
+    major=${version%%.*}
+    std=c++17
+    [[ $major -ge 2 ]] && std=c++20
+    compile() { g++ -std=$std -fsyntax-only -I "$1" -I /usr/include/torch/csrc/api/include "$2" || fail "$2 does not compile"; }
+    for yaml in "$here/../tool/test/data/backend_conformance/keys.yaml" "$here/backend/structured.yaml"; do
+      out=$work/$(basename "$yaml" .yaml)
+      "$where/bin/opgen" backend -s "$yaml" -o "$out" --source-path "$aten" --torch-version "$major" --include-prefix= ||
+        fail "opgen backend refused $yaml"
+      compile "$out" "$out/RegisterPrivateUse1.cpp"
+      echo "ok: $(basename "$yaml"): RegisterPrivateUse1.cpp compiles against libtorch $version"
+    done
+    cp "$here/backend/kernels.cpp" "$work/structured/"
+    compile "$work/structured" "$work/structured/kernels.cpp"
+    echo "ok: structured kernels compile"
+    ;;
+  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
 esac

@@ -20,6 +20,7 @@ constexpr const Command* kCommands[] = {
     &opgen::gen::kGenCommand,
     &opgen::gen::kLibraryCommand,
     &opgen::gen::kPythonCommand,
+    &opgen::gen::kBackendCommand,
 };
 
 std::string usage() {

@@ -45,5 +45,6 @@ extern const Command kParseCommand;    // gen/Parse.cpp
 extern const Command kGenCommand;      // gen/Gen.cpp
 extern const Command kLibraryCommand;  // gen/Library.cpp
 extern const Command kPythonCommand;   // gen/Python.cpp
+extern const Command kBackendCommand;  // gen/Backend.cpp
 
 }  // namespace opgen::gen

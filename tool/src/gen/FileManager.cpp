@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "gen/PurePath.h"
@@ -381,6 +382,48 @@ std::string FileManager::outputsList(std::string_view variableName) const {
   for (const std::string& path : filenames()) out += "\n    \"" + path + "\"";
   out += "\n)";
   return out;
+}
+
+void MemoryWriter::writeWithTemplate(std::string_view filename, std::string_view templateName,
+                                     const dest::EnvFn& env) {
+  if (std::optional<std::string> text = renderTemplate(templateName, env())) store(filename, std::move(*text));
+}
+
+std::optional<std::string> MemoryWriter::renderTemplate(std::string_view templateName, support::TemplateEnv env) {
+  const support::CodeTemplate* tmpl = templates_.get((std::filesystem::path(templateDir_) / templateName).string());
+  if (tmpl == nullptr) return std::nullopt;
+  return tmpl->substitute(env, diags_);
+}
+
+void MemoryWriter::writeSharded(const dest::Sharded& spec, std::size_t, const std::function<std::string(std::size_t)>&,
+                                const std::function<dest::ShardEnv(std::size_t)>&) {
+  diags_.error({}, "internal error: " + spec.filename + " cannot be sharded with torchgen's rule here");
+}
+
+std::string pluginTemplateDir(const std::string& executable, std::string_view product) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) exe = fs::absolute(executable, ec);
+  const fs::path installed = exe.parent_path().parent_path() / "share/opgen/templates" / product;
+  if (fs::is_directory(installed, ec)) return installed.string();
+#ifdef OPGEN_SOURCE_TEMPLATE_DIR
+  return (fs::path(OPGEN_SOURCE_TEMPLATE_DIR) / product).string();
+#else
+  return {};
+#endif
+}
+
+bool writeTextFile(const std::filesystem::path& path, const std::string& text, support::Diagnostics& diags) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f.flush()) {
+    diags.error({path.string(), 0, 0}, "cannot write file");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace opgen::gen

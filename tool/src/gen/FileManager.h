@@ -6,6 +6,7 @@
 // when the content changes, through a temporary file and a rename); in tests, MemorySinks.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,42 @@ class TemplateCache {
   support::InputFiles inputs_;
   std::map<std::string, std::optional<support::CodeTemplate>> templates_;
 };
+
+// Renders templates read from one template directory (a plugin's own: templates/library,
+// templates/backend) into a MemorySink, below `prefix`, so that nothing reaches the disk unless the
+// whole run succeeds. It adds no generated_comment (the emitters set it) and does not shard.
+class MemoryWriter final : public dest::Writer {
+ public:
+  MemoryWriter(std::string templateDir, std::string prefix, TemplateCache& templates, support::MemorySink& sink,
+               support::Diagnostics& diags)
+      : templateDir_(std::move(templateDir)), prefix_(std::move(prefix)), templates_(templates), sink_(sink),
+        diags_(diags) {}
+
+  void write(std::string_view filename, const dest::EnvFn& env) override { writeWithTemplate(filename, filename, env); }
+  void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override;
+  void writeText(std::string_view filename, const dest::TextFn& text) override { store(filename, text()); }
+  std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) override;
+  // Reads no existing outputs and prints nothing (only `opgen gen` needs them).
+  Existing readExisting(std::string_view filename) override { return {prefix_ + std::string(filename), std::nullopt}; }
+  void print(std::string line) override { diags_.note({}, std::move(line)); }
+  void writeSharded(const dest::Sharded& spec, std::size_t, const std::function<std::string(std::size_t)>&,
+                    const std::function<dest::ShardEnv(std::size_t)>&) override;
+
+ private:
+  void store(std::string_view filename, std::string text) { sink_.write(prefix_ + std::string(filename), std::move(text)); }
+
+  std::string templateDir_, prefix_;
+  TemplateCache& templates_;
+  support::MemorySink& sink_;
+  support::Diagnostics& diags_;
+};
+
+// The plugin's templates of `product` (library, backend): installed beside the executable
+// (PREFIX/bin/opgen, PREFIX/share/opgen/templates/PRODUCT), or the source tree's for a build-tree opgen.
+std::string pluginTemplateDir(const std::string& executable, std::string_view product);
+
+// Writes a small file whole (stamps, depfiles); false after reporting "PATH: error: cannot write file".
+bool writeTextFile(const std::filesystem::path& path, const std::string& text, support::Diagnostics& diags);
 
 // torchgen's post-processing of every rendered template (substitute_with_template): a run of blank
 // lines after a closing `"""` that is followed by (decorators and) a `class` or `def` becomes

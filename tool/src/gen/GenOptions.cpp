@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "gen/ArgParse.h"
+
 namespace opgen::gen {
 
 namespace {
@@ -17,167 +19,47 @@ enum class Id {
   ExtendAotiCShim,
 };
 
-enum class Arity { Flag, One, Many };  // store_true (and help), nargs=None, nargs="*"
+using argparse::Arity;
 
-struct Spec {
-  Id id;
-  Arity arity;
-  std::vector<std::string_view> flags;
-};
-
-const std::vector<Spec>& specs() {
-  static const std::vector<Spec> table = {
-      {Id::Help, Arity::Flag, {"-h", "--help"}},
-      {Id::SourcePath, Arity::One, {"-s", "--source-path"}},
-      {Id::OutputDependencies, Arity::One, {"-o", "--output-dependencies"}},
-      {Id::DryRun, Arity::Flag, {"--dry-run"}},
-      {Id::PerOperatorHeaders, Arity::Flag, {"--per-operator-headers"}},
-      {Id::InstallDir, Arity::One, {"-d", "--install-dir", "--install_dir"}},
-      {Id::AotiInstallDir, Arity::One, {"--aoti-install-dir", "--aoti_install_dir"}},
-      {Id::HeaderonlyInstallDir, Arity::One, {"--headeronly-install-dir", "--headeronly_install_dir"}},
-      {Id::Rocm, Arity::Flag, {"--rocm"}},
-      {Id::Mps, Arity::Flag, {"--mps"}},
-      {Id::Xpu, Arity::Flag, {"--xpu"}},
-      {Id::Mtia, Arity::Flag, {"--mtia"}},
-      {Id::OpRegistrationWhitelist, Arity::Many, {"--op-registration-whitelist", "--op_registration_whitelist"}},
-      {Id::OpSelectionYamlPath, Arity::One, {"--op-selection-yaml-path", "--op_selection_yaml_path"}},
-      {Id::BackendWhitelist, Arity::Many, {"--backend-whitelist", "--backend_whitelist"}},
-      {Id::StaticDispatchBackend, Arity::Many, {"--static-dispatch-backend", "--static_dispatch_backend"}},
-      {Id::SkipDispatcherOpRegistration, Arity::Flag,
+#define O(id) static_cast<int>(Id::id)
+const std::vector<argparse::Option>& specs() {
+  static const std::vector<argparse::Option> table = {
+      {O(Help), Arity::Flag, {"-h", "--help"}},
+      {O(SourcePath), Arity::One, {"-s", "--source-path"}},
+      {O(OutputDependencies), Arity::One, {"-o", "--output-dependencies"}},
+      {O(DryRun), Arity::Flag, {"--dry-run"}},
+      {O(PerOperatorHeaders), Arity::Flag, {"--per-operator-headers"}},
+      {O(InstallDir), Arity::One, {"-d", "--install-dir", "--install_dir"}},
+      {O(AotiInstallDir), Arity::One, {"--aoti-install-dir", "--aoti_install_dir"}},
+      {O(HeaderonlyInstallDir), Arity::One, {"--headeronly-install-dir", "--headeronly_install_dir"}},
+      {O(Rocm), Arity::Flag, {"--rocm"}},
+      {O(Mps), Arity::Flag, {"--mps"}},
+      {O(Xpu), Arity::Flag, {"--xpu"}},
+      {O(Mtia), Arity::Flag, {"--mtia"}},
+      {O(OpRegistrationWhitelist), Arity::Many, {"--op-registration-whitelist", "--op_registration_whitelist"}},
+      {O(OpSelectionYamlPath), Arity::One, {"--op-selection-yaml-path", "--op_selection_yaml_path"}},
+      {O(BackendWhitelist), Arity::Many, {"--backend-whitelist", "--backend_whitelist"}},
+      {O(StaticDispatchBackend), Arity::Many, {"--static-dispatch-backend", "--static_dispatch_backend"}},
+      {O(SkipDispatcherOpRegistration), Arity::Flag,
        {"--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration"}},
-      {Id::ForceSchemaRegistration, Arity::Flag, {"--force-schema-registration", "--force_schema_registration"}},
-      {Id::Generate, Arity::Many, {"--generate"}},
-      {Id::UpdateAotiCShim, Arity::Flag, {"--update-aoti-c-shim"}},
-      {Id::ExtendAotiCShim, Arity::Flag, {"--extend-aoti-c-shim"}},
+      {O(ForceSchemaRegistration), Arity::Flag, {"--force-schema-registration", "--force_schema_registration"}},
+      {O(Generate), Arity::Many, {"--generate"}},
+      {O(UpdateAotiCShim), Arity::Flag, {"--update-aoti-c-shim"}},
+      {O(ExtendAotiCShim), Arity::Flag, {"--extend-aoti-c-shim"}},
   };
   return table;
 }
+#undef O
 
 constexpr std::array<std::string_view, 3> kGenerateChoices = {"headers", "sources", "declarations_yaml"};
 
-const Spec* exactOption(std::string_view s) {
-  for (const Spec& spec : specs())
-    if (std::find(spec.flags.begin(), spec.flags.end(), s) != spec.flags.end()) return &spec;
-  return nullptr;
-}
-
-// How argparse names an option in errors: "-d/--install-dir/--install_dir".
-std::string displayName(const Spec& spec) {
-  std::string out;
-  for (std::string_view f : spec.flags) {
-    if (!out.empty()) out += '/';
-    out += f;
-  }
-  return out;
-}
-
-// Python's repr() of a str (for the quoted values in argparse's messages).
-std::string pyRepr(std::string_view s) {
-  const char quote = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos ? '"' : '\'';
-  std::string out(1, quote);
-  for (char c : s) {
-    if (c == '\\' || c == quote) out += '\\';
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else out += c;
-  }
-  out += quote;
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
-// argparse's first pass: each argument is an option ('O'), an argument ('A') or the '--' marker ('-').
-
-struct Classified {
-  char kind = 'A';
-  const Spec* spec = nullptr;  // 'O' only; nullptr for an unknown option
-  std::string optionString;    // the option string matched
-  std::optional<std::string> explicitArg;
-};
-
-struct OptionTuple {
-  const Spec* spec;
-  std::string optionString;
-  std::optional<std::string> explicitArg;
-};
-
-// argparse's _get_option_tuples: the options `arg` may abbreviate.
-std::vector<OptionTuple> optionTuples(const std::string& arg) {
-  std::vector<OptionTuple> out;
-  if (arg.size() >= 2 && arg[1] == '-') {
-    const size_t eq = arg.find('=');
-    const std::string prefix = arg.substr(0, eq);
-    std::optional<std::string> explicitArg;
-    if (eq != std::string::npos) explicitArg = arg.substr(eq + 1);
-    for (const Spec& spec : specs())
-      for (std::string_view f : spec.flags)
-        if (f.substr(0, prefix.size()) == prefix) out.push_back({&spec, std::string(f), explicitArg});
-    return out;
-  }
-  const std::string shortPrefix = arg.substr(0, 2);
-  const std::string shortExplicit = arg.substr(2);
-  for (const Spec& spec : specs()) {
-    for (std::string_view f : spec.flags) {
-      if (f == shortPrefix) out.push_back({&spec, std::string(f), shortExplicit});
-      else if (f.substr(0, arg.size()) == arg) out.push_back({&spec, std::string(f), std::nullopt});
-    }
-  }
-  return out;
-}
-
-// argparse's _negative_number_matcher: ^-\d+$|^-\d*\.\d+$
-bool isNegativeNumber(std::string_view s) {
-  if (s.size() < 2 || s[0] != '-') return false;
-  auto digits = [](std::string_view d) { return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }); };
-  std::string_view rest = s.substr(1);
-  const size_t dot = rest.find('.');
-  if (dot == std::string_view::npos) return digits(rest);
-  return digits(rest.substr(0, dot)) && dot + 1 < rest.size() && digits(rest.substr(dot + 1));
-}
-
-// argparse's _parse_optional; an ambiguous abbreviation is an error.
-support::Expected<Classified> classify(const std::string& arg) {
-  Classified c;
-  if (arg.empty() || arg[0] != '-') return c;
-  c.kind = 'O';
-  if (const Spec* spec = exactOption(arg)) {
-    c.spec = spec;
-    c.optionString = arg;
-    return c;
-  }
-  if (arg.size() == 1) return Classified{};
-  if (const size_t eq = arg.find('='); eq != std::string::npos) {
-    if (const Spec* spec = exactOption(std::string_view(arg).substr(0, eq))) {
-      c.spec = spec;
-      c.optionString = arg.substr(0, eq);
-      c.explicitArg = arg.substr(eq + 1);
-      return c;
-    }
-  }
-  std::vector<OptionTuple> tuples = optionTuples(arg);
-  if (tuples.size() > 1) {
-    std::string matches;
-    for (const OptionTuple& t : tuples) matches += (matches.empty() ? "" : ", ") + t.optionString;
-    return support::makeError("ambiguous option: " + arg + " could match " + matches);
-  }
-  if (tuples.size() == 1) {
-    c.spec = tuples[0].spec;
-    c.optionString = tuples[0].optionString;
-    c.explicitArg = tuples[0].explicitArg;
-    return c;
-  }
-  if (isNegativeNumber(arg) || arg.find(' ') != std::string::npos) return Classified{};
-  c.optionString = arg;  // an unknown option
-  return c;
-}
-
-// ---------------------------------------------------------------------------------------------
-// argparse's second pass: options consume their arguments and act, in order.
+// The actions.
 
 // Stores the values of one occurrence of an option. Returns an error message, or "" when fine.
-std::string takeAction(const Spec& spec, std::vector<std::string> values, GenOptions& o) {
+std::string takeAction(const argparse::Option& spec, std::vector<std::string> values, GenOptions& o) {
   auto one = [&] { return values.front(); };
-  switch (spec.id) {
+  switch (static_cast<Id>(spec.id)) {
     case Id::Help: o.help = true; break;
     case Id::SourcePath: o.sourcePath = one(); break;
     case Id::OutputDependencies: o.outputDependencies = one(); break;
@@ -199,7 +81,7 @@ std::string takeAction(const Spec& spec, std::vector<std::string> values, GenOpt
     case Id::Generate:
       for (const std::string& v : values) {
         if (std::find(kGenerateChoices.begin(), kGenerateChoices.end(), v) == kGenerateChoices.end())
-          return "argument --generate: invalid choice: " + pyRepr(v) +
+          return "argument --generate: invalid choice: " + argparse::pyRepr(v) +
                  " (choose from 'headers', 'sources', 'declarations_yaml')";
       }
       o.generate = std::move(values);
@@ -208,20 +90,6 @@ std::string takeAction(const Spec& spec, std::vector<std::string> values, GenOpt
     case Id::ExtendAotiCShim: o.extendAotiCShim = true; break;
   }
   return "";
-}
-
-// How many of the arguments from position `next` on an option of `arity` consumes: argparse's
-// patterns for optionals, "A" (nargs=None) and "A*" (nargs="*"), over the kinds of the following
-// arguments (an option or the "--" marker stops them); -1 when the one argument is missing.
-int countArguments(Arity arity, const std::vector<Classified>& kinds, size_t next) {
-  size_t end = next;
-  while (end < kinds.size() && kinds[end].kind == 'A') ++end;
-  switch (arity) {
-    case Arity::Flag: return 0;
-    case Arity::Many: return static_cast<int>(end - next);
-    case Arity::One: return end > next ? 1 : -1;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -239,73 +107,12 @@ std::vector<model::DispatchKey> GenOptions::staticDispatchKeys() const {
 }
 
 support::Expected<GenOptions> parseGenCommandLine(const std::vector<std::string>& args) {
-  // First pass: classify every argument (everything after the first "--" is an argument).
-  std::vector<Classified> kinds;
-  bool afterMarker = false;
-  for (const std::string& arg : args) {
-    if (afterMarker) {
-      kinds.push_back(Classified{});
-    } else if (arg == "--") {
-      afterMarker = true;
-      Classified marker;
-      marker.kind = '-';
-      kinds.push_back(marker);
-    } else {
-      auto c = classify(arg);
-      if (!c) return c.error();
-      kinds.push_back(c.take());
-    }
-  }
-
   GenOptions options;
-  std::vector<std::string> unrecognized;
-  for (size_t i = 0; i < args.size();) {
-    const Classified& c = kinds[i];
-    if (c.kind != 'O' || c.spec == nullptr) {
-      unrecognized.push_back(args[i++]);
-      continue;
-    }
-    // The actions of this occurrence ("-hs" holds two), taken once all its arguments are known.
-    std::vector<std::pair<const Spec*, std::vector<std::string>>> actions;
-    const Spec* spec = c.spec;
-    std::string optionString = c.optionString;
-    std::optional<std::string> explicitArg = c.explicitArg;
-    size_t next = i + 1;
-    while (true) {
-      if (!explicitArg) {
-        const int count = countArguments(spec->arity, kinds, next);
-        if (count < 0) return support::makeError("argument " + displayName(*spec) + ": expected one argument");
-        actions.emplace_back(spec, std::vector<std::string>(args.begin() + next, args.begin() + next + count));
-        next += count;
-        break;
-      }
-      if (spec->arity != Arity::Flag) {
-        actions.emplace_back(spec, std::vector<std::string>{*explicitArg});
-        break;
-      }
-      // A flag with an attached value: "-hX" continues as the short option "-X".
-      const std::string ignored = "argument " + displayName(*spec) + ": ignored explicit argument " + pyRepr(*explicitArg);
-      if (optionString.size() < 2 || optionString[1] == '-' || explicitArg->empty()) return support::makeError(ignored);
-      actions.emplace_back(spec, std::vector<std::string>{});
-      const std::string shortOption = std::string("-") + explicitArg->front();
-      const Spec* following = exactOption(shortOption);
-      if (following == nullptr) return support::makeError(ignored);
-      spec = following;
-      optionString = shortOption;
-      explicitArg = explicitArg->size() > 1 ? std::optional(explicitArg->substr(1)) : std::nullopt;
-    }
-    for (auto& [s, values] : actions) {
-      std::string error = takeAction(*s, std::move(values), options);
-      if (!error.empty()) return support::makeError(error);
-      if (options.help) return options;  // argparse prints the help and exits at once
-    }
-    i = next;
-  }
-  if (!unrecognized.empty()) {
-    std::string list;
-    for (const std::string& a : unrecognized) list += (list.empty() ? "" : " ") + a;
-    return support::makeError("unrecognized arguments: " + list);
-  }
+  const argparse::Action act = [&options](const argparse::Option& option, std::vector<std::string> values) {
+    return takeAction(option, std::move(values), options);
+  };
+  if (std::optional<std::string> error = argparse::parse(specs(), args, act, static_cast<int>(Id::Help)))
+    return support::makeError(*error);
   return options;
 }
 
@@ -314,7 +121,7 @@ std::optional<std::string> checkGenOptions(const GenOptions& options) {
     return "--op-registration-whitelist and --op-selection-yaml-path cannot be given together";
   if (options.staticDispatchBackend) {
     for (const std::string& k : *options.staticDispatchBackend)
-      if (!model::parseDispatchKey(k)) return "argument --static-dispatch-backend: unknown dispatch key " + pyRepr(k);
+      if (!model::parseDispatchKey(k)) return "argument --static-dispatch-backend: unknown dispatch key " + argparse::pyRepr(k);
   }
   return std::nullopt;
 }

@@ -1,4 +1,4 @@
-// `opgen gen`'s command line: torchgen.gen's (torchgen 2.14.1, gen.py main()), with argparse's rules
+// `opgen gen`'s command line: torchgen.gen's (torchgen 2.14.1, gen.py main()), parsed by gen/ArgParse with argparse's rules
 // where users would notice them: long options may be abbreviated to an unambiguous prefix, values
 // come as `--opt VALUE` or `--opt=VALUE` (`-sVALUE` for short options), `nargs="*"` options take
 // every following non-option argument, `--generate` checks its choices, the last occurrence of an

@@ -25,44 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Renders the library's templates into a MemorySink (below `prefix`), so that nothing reaches the
-// disk unless the whole run succeeds.
-class LibraryWriter final : public dest::Writer {
- public:
-  LibraryWriter(std::string templateDir, std::string prefix, TemplateCache& templates,
-                support::MemorySink& sink, support::Diagnostics& diags)
-      : templateDir_(std::move(templateDir)), prefix_(std::move(prefix)),
-        templates_(templates), sink_(sink), diags_(diags) {}
-
-  void write(std::string_view filename, const dest::EnvFn& env) override { writeWithTemplate(filename, filename, env); }
-  void writeWithTemplate(std::string_view filename, std::string_view templateName, const dest::EnvFn& env) override {
-    if (std::optional<std::string> text = renderTemplate(templateName, env())) store(filename, std::move(*text));
-  }
-  void writeText(std::string_view filename, const dest::TextFn& text) override { store(filename, text()); }
-  std::optional<std::string> renderTemplate(std::string_view templateName, support::TemplateEnv env) override {
-    const support::CodeTemplate* tmpl = templates_.get((fs::path(templateDir_) / templateName).string());
-    if (tmpl == nullptr) return std::nullopt;
-    return tmpl->substitute(env, diags_);
-  }
-  // Library mode reads no existing outputs and prints nothing (only `opgen gen` needs them).
-  Existing readExisting(std::string_view filename) override { return {prefix_ + std::string(filename), std::nullopt}; }
-  void print(std::string line) override { diags_.note({}, std::move(line)); }
-  void writeSharded(const dest::Sharded& spec, std::size_t, const std::function<std::string(std::size_t)>&,
-                    const std::function<dest::ShardEnv(std::size_t)>&) override {
-    diags_.error({}, "internal error: library mode does not shard " + spec.filename + " with torchgen's rule");
-  }
-
- private:
-  void store(std::string_view filename, std::string text) {
-    sink_.write(prefix_ + std::string(filename), std::move(text));
-  }
-
-  std::string templateDir_, prefix_;
-  TemplateCache& templates_;
-  support::MemorySink& sink_;
-  support::Diagnostics& diags_;
-};
-
 // The library's namespace: the one asked for, which every operator must use, or the first
 // operator's; every entry checked against what a library needs (api/LibraryRules.h).
 std::optional<std::string> libraryNamespace(const LibraryOptions& options, const model::Operators& ops,
@@ -79,18 +41,6 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
     return std::nullopt;
   }
   return ns;
-}
-
-bool writeTextFile(const fs::path& path, const std::string& text, support::Diagnostics& diags) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  if (!f.flush()) {
-    diags.error({path.string(), 0, 0}, "cannot write file");
-    return false;
-  }
-  return true;
 }
 
 constexpr std::string_view kLibraryUsage = R"(Usage: opgen library YAML -o OUTPUT_DIR [options]
@@ -141,23 +91,8 @@ nlohmann::ordered_json describe(const dest::LibraryFiles& files) {
   return j;
 }
 
-// The plugin's library templates: installed beside the executable (PREFIX/bin/opgen,
-// PREFIX/share/opgen/templates/library), or the source tree's for a build-tree opgen.
-std::string defaultTemplateDir(const std::string& executable) {
-  std::error_code ec;
-  fs::path exe = fs::canonical("/proc/self/exe", ec);
-  if (ec) exe = fs::absolute(executable, ec);
-  const fs::path installed = exe.parent_path().parent_path() / "share/opgen/templates/library";
-  if (fs::is_directory(installed, ec)) return installed.string();
-#ifdef OPGEN_SOURCE_TEMPLATE_DIR
-  return OPGEN_SOURCE_TEMPLATE_DIR "/library";
-#else
-  return {};
-#endif
-}
-
 Outcome runLibraryCommand(const Invocation& invocation, support::Diagnostics& diags) {
-  auto options = parseLibraryCommandLine(invocation.args, defaultTemplateDir(invocation.executable));
+  auto options = parseLibraryCommandLine(invocation.args, pluginTemplateDir(invocation.executable, "library"));
   if (!options) return usageError("library", options.error().message);
   if (options->help) {
     std::cout << libraryUsage();
@@ -304,9 +239,9 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
 
   TemplateCache templates(diags);
   support::MemorySink memory(diags);
-  LibraryWriter headers(options.templateDir, dest::libraryHeaderDir(*ns), templates, memory, diags);
-  LibraryWriter sources(options.templateDir, dest::librarySourceDir(), templates, memory, diags);
-  LibraryWriter python(options.templateDir, dest::libraryPythonDir(*ns), templates, memory, diags);
+  MemoryWriter headers(options.templateDir, dest::libraryHeaderDir(*ns), templates, memory, diags);
+  MemoryWriter sources(options.templateDir, dest::librarySourceDir(), templates, memory, diags);
+  MemoryWriter python(options.templateDir, dest::libraryPythonDir(*ns), templates, memory, diags);
   dest::emitLibrary(ctx, spec, {headers, sources, &python}, derivatives ? &*derivatives : nullptr);
   if (diags.hasErrors()) return false;
 

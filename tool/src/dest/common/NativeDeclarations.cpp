@@ -138,8 +138,9 @@ support::Expected<std::vector<std::string>> declarationsFor(const model::Functio
   const model::NativeFunctionsGroup& g = std::get<model::NativeFunctionsGroup>(item);
   const model::BackendMetadata* m = kernelOf(index, primary(g, index));
   if (m != nullptr && m->structured) {
-    if (index.external()) return support::makeError("Structured external backend functions are not implemented yet.");
-    out.push_back(support::fillSnippet(kStructuredKernel, {{"prefix", "TORCH_API "},
+    // torchgen refuses structured external kernels ("not implemented yet"); opgen declares them as
+    // gen_structured would, without TORCH_API (a member of the backend's class).
+    out.push_back(support::fillSnippet(kStructuredKernel, {{"prefix", index.external() ? "" : "TORCH_API "},
                                                   {"kernel", m->kernel},
                                                   {"meta_ns", metaNamespace},
                                                   {"meta", api::meta::name(g)},

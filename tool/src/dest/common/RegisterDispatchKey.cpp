@@ -83,6 +83,10 @@ constexpr std::string_view kNoDeviceCheck = "  // No device check\n";
 constexpr std::string_view kDeviceCheckHead =
     "std::optional<Device> common_device = std::nullopt;\n"
     "(void)common_device; // Suppress unused variable warning\n";
+// The same for libtorch 1.x, whose check_and_update_common_device takes a c10::optional.
+constexpr std::string_view kDeviceCheckHeadV1 =
+    "c10::optional<Device> common_device = c10::nullopt;\n"
+    "(void)common_device; // Suppress unused variable warning\n";
 constexpr std::string_view kDeviceCheckArgument =
     "\n  c10::impl::check_and_update_common_device(common_device, $arg$, \"$method$\", \"$arg$\");";
 
@@ -143,11 +147,12 @@ support::Expected<NamespaceLines> namespaceLines(const std::string& ns, size_t m
 }
 
 RegisterDispatchKeyEmitter::RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index,
-                                                       KernelTargets targets)
+                                                       KernelTargets targets, std::string classMethodName)
     : ctx_(ctx),
       index_(index),
       targets_(targets),
       keyName_(model::dispatchKeyName(index.dispatchKey())),
+      classMethodName_(std::move(classMethodName)),
       kernels_(ctx.api.kernels(ctx.ops, index)) {}
 
 const std::string* RegisterDispatchKeyEmitter::registeredName(const FunctionApi& f) const {
@@ -268,9 +273,10 @@ bool RegisterDispatchKeyEmitter::emitDirectApi(const FunctionApi& f, const std::
   return true;
 }
 
-std::string RegisterDispatchKeyEmitter::deviceCheck(const model::NativeFunction& f, std::string_view methodName) {
+std::string RegisterDispatchKeyEmitter::deviceCheck(const model::NativeFunction& f, std::string_view methodName,
+                                                    api::Libtorch libtorch) {
   if (f.deviceCheck == model::DeviceCheckType::NoCheck) return std::string(kNoDeviceCheck);
-  std::string text(kDeviceCheckHead);
+  std::string text(libtorch == api::Libtorch::V1 ? kDeviceCheckHeadV1 : kDeviceCheckHead);
   auto check = [&](const model::Argument& a) {
     if (a.type.isTensorLike()) support::appendSnippet(text, kDeviceCheckArgument, {{"arg", a.name}, {"method", methodName}});
   };
@@ -310,8 +316,9 @@ bool RegisterDispatchKeyEmitter::emitKernelWrapper(const FunctionApi& api, const
   const support::Expected<std::string>& args = api.kernelArguments(index_.external(), symint);
   if (!args) return fail(f, args.error().message);
   // Backends that need device guards presumably need device checks too.
-  const std::string check = index_.deviceGuard() ? deviceCheck(f, name) : std::string(kNoDeviceCheck);
-  const std::string kernel = metadata->cppNamespace + "::" + metadata->kernel;
+  const std::string check = index_.deviceGuard() ? deviceCheck(f, name, ctx_.libtorch()) : std::string(kNoDeviceCheck);
+  const std::string kernel = metadata->cppNamespace + "::" + (classMethodName_.empty() ? "" : classMethodName_ + "::") +
+                             metadata->kernel;
   out.anonymousDefinitions.push_back(support::fillSnippet(kKernelWrapper, {{"signature", sig.defn.withName(name)},
                                                                   {"device_check", check},
                                                                   {"device_guard", deviceGuard(f)},

@@ -66,7 +66,10 @@ class RegisterDispatchKeyEmitter {
   // `index` is torchgen's backend_indices[key]: for a key without kernels, an empty index whose key
   // is Undefined (its wrappers, helpers and checks then follow Undefined, as torchgen's do). What
   // does not depend on the key comes from the run's table (ctx.api).
-  RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index, KernelTargets targets);
+  // `classMethodName`: the class that an external backend's unstructured kernels are static members
+  // of (torchgen's class_method_name: XLANativeFunctions), or empty.
+  RegisterDispatchKeyEmitter(const EmitContext& ctx, const model::BackendIndex& index, KernelTargets targets,
+                             std::string classMethodName = {});
 
   // Appends what `item` contributes (torchgen's RegisterDispatchKey.__call__).
   void emit(const model::FunctionOrGroup& item, KernelCode& out) const;
@@ -80,6 +83,7 @@ class RegisterDispatchKeyEmitter {
   model::DispatchKey key() const { return index_.dispatchKey(); }
   const std::string& keyName() const { return keyName_; }
   KernelTargets targets() const { return targets_; }
+  const std::string& classMethodName() const { return classMethodName_; }
   // The operator's name in f's registration, or null when the run does not select f.
   const std::string* registeredName(const FunctionApi& f) const;
   // The set_output_* overrides of the key's structured classes by kind of function, indented, in the
@@ -94,8 +98,9 @@ class RegisterDispatchKeyEmitter {
   bool emitDirectApi(const FunctionApi& f, const std::string& wrapperName, WrapperBindings wrapperBindings,
                      KernelCode& out) const;
   // torchgen's gen_device_check: the checks that every tensor argument (out arguments first) is on
-  // the same device, naming `methodName` in the message.
-  static std::string deviceCheck(const model::NativeFunction& f, std::string_view methodName);
+  // the same device, naming `methodName` in the message; its optional spelled for `libtorch`.
+  static std::string deviceCheck(const model::NativeFunction& f, std::string_view methodName,
+                                 api::Libtorch libtorch = api::Libtorch::V2);
   // Reports `message` at f's location; returns false.
   bool fail(const model::NativeFunction& f, const std::string& message) const;
   // Reports a schema the C++ API cannot express; false when there is one.
@@ -116,6 +121,7 @@ class RegisterDispatchKeyEmitter {
   const model::BackendIndex& index_;
   KernelTargets targets_;
   std::string keyName_;
+  std::string classMethodName_;
   const KernelTable& kernels_;
   mutable std::map<model::SchemaKind, support::Expected<std::vector<std::string>>> structuredSetOutputs_;
 };

@@ -207,8 +207,10 @@ Expected<StructuredKernelEmitter::ClassNames> StructuredKernelEmitter::className
   }
   const model::BackendMetadata* metadata = base_.kernels().find(g_);
   if (metadata == nullptr) return makeError("No kernel metadata found for " + g_.functional->func.name.str());
+  // An external backend's structured kernel is a member of its class (beyond torchgen).
+  const std::string& owner = base_.classMethodName();
   return ClassNames{"structured_" + metadata->kernel + "_" + std::string(kindName),
-                    metadata->cppNamespace + "::structured_" + metadata->kernel};
+                    metadata->cppNamespace + "::" + (owner.empty() ? "" : owner + "::") + "structured_" + metadata->kernel};
 }
 
 Expected<std::string> StructuredKernelEmitter::anonymousDefinition(const FunctionApi& api, const NativeWrapper& sig,
@@ -238,7 +240,7 @@ Expected<std::string> StructuredKernelEmitter::wrapperBody(const FunctionApi& ap
   if (!parts) return parts.error();
 
   std::string body;
-  if (base_.index().deviceGuard()) body.append(RegisterDispatchKeyEmitter::deviceCheck(f, name)).push_back('\n');
+  if (base_.index().deviceGuard()) body.append(RegisterDispatchKeyEmitter::deviceCheck(f, name, base_.ctx().libtorch())).push_back('\n');
   if (kind == SchemaKind::Functional) {
     support::appendSnippet(body, kConstructFunctional, {{"class", className}});
   } else if (kind == SchemaKind::Inplace) {
@@ -433,7 +435,8 @@ Expected<std::string> StructuredKernelEmitter::setOutputBody(SchemaKind kind, bo
   const std::string_view proxy = createProxy ? kCreateProxy : std::string_view();
   switch (kind) {
     case SchemaKind::Functional:
-      if (!createsFunctionalOutputs(key))
+      // An external backend's structured kernels create outputs with at::empty (beyond torchgen).
+      if (!createsFunctionalOutputs(key) && !base_.index().external())
         return makeError("Unexpected dispatch key " + base_.keyName() + " for functional schema");
       return support::fillSnippet(kSetOutputFunctional, {{"guard", guard}});
     case SchemaKind::Inplace: return support::fillSnippet(kSetOutputInplace, {{"guard", guard}, {"proxy", proxy}});
