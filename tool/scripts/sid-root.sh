@@ -2,7 +2,8 @@
 # The tests' second runtime: PyTorch 2 (Debian sid's libtorch-dev and python3-torch) in a root of its
 # own, made with mmdebstrap from Debian's package registry and cached outside any build folder.
 #
-#   sid-root.sh ensure          make the root unless it is there (about 2 GB, 4-7 minutes), print its path
+#   sid-root.sh ensure          make the root unless it is there and its tools run (about 2 GB,
+#                               4-7 minutes), print its path
 #   sid-root.sh check           exit 0 if the root is there, else 77 (ctest's "skipped") with the reason
 #   sid-root.sh run CMD [ARG]...
 #                               run CMD inside the root, in the current folder, as root: /proc, /dev,
@@ -38,8 +39,20 @@ skip() {  # prints the reason, remembers it for `check`, exits 77
 
 ready() { [[ -f $stamp && $(cat "$stamp") == "$recipe" ]]; }
 
+# A root with the right stamp can still be unusable (a cache restored without its symlinks, a
+# half-deleted folder): `ensure` checks that the tools and PyTorch the tests use really run in it.
+usable() {
+  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c \
+    'command -v ldconfig g++ cmake ninja make ccache >/dev/null && python3 -c "import torch"' \
+    >/dev/null 2>&1
+}
+
 ensure() {
-  ready && { echo "$root"; return; }
+  if ready; then
+    usable && { echo "$root"; return; }
+    echo "sid-root: the root in $root is there but unusable (its tools or PyTorch do not run); making it again" >&2
+    rm -f "$stamp"
+  fi
   [[ $(id -u) == 0 ]] || skip "making the Debian sid root needs root (mmdebstrap, chroot)"
   command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed (apt-get install mmdebstrap)"
   mkdir -p "$(dirname "$root")"
