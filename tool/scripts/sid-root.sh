@@ -41,10 +41,13 @@ ready() { [[ -f $stamp && $(cat "$stamp") == "$recipe" ]]; }
 
 # A root with the right stamp can still be unusable (a cache restored without its symlinks, a
 # half-deleted folder): `ensure` checks that the tools and PyTorch the tests use really run in it.
-usable() {
-  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c \
+usable() {  # [DIR] (default: the root); with -v, says what does not run
+  local dir=$root out=/dev/null
+  [[ ${1:-} == -v ]] && { out=/dev/stderr; shift; }
+  [[ -n ${1:-} ]] && dir=$1
+  chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c \
     'command -v ldconfig g++ cmake ninja make ccache >/dev/null && python3 -c "import torch"' \
-    >/dev/null 2>&1
+    >"$out" 2>&1
 }
 
 ensure() {
@@ -76,6 +79,11 @@ ensure() {
     exit 1
   fi
   rm -f "$tmp.log"
+  if ! usable -v "$tmp"; then
+    echo "sid-root: mmdebstrap made $tmp, but its tools or PyTorch do not run in it (above); its /sbin: $(ls -ld "$tmp/sbin")" >&2
+    rm -rf "$tmp"
+    exit 1
+  fi
   echo "$recipe" >"$tmp/.opgen-root"
   mv "$tmp" "$root"
   rm -f "$reason_file"
