@@ -63,6 +63,6 @@ int main(int argc, char** argv) {
     // std::exit, not return: what the outcome retains is left to the operating system.
     std::exit(outcome.status);
   }
-  std::cerr << "opgen: unknown command '" << name << "'\nTry 'opgen --help'.\n";
+  std::cerr << "opgen: error: unknown command '" << name << "' (see 'opgen --help')\n";
   return 2;
 }
