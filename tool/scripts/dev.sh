@@ -74,12 +74,11 @@ case ${1:-} in
     ctest --test-dir "$project" --output-on-failure
     cat <<DONE
 
-Built in $((SECONDS - start)) s:
-  $prefix/bin/opgen                  the generator, with its CMake package (find_package(OpGen))
-  $project/libvision.so
-                                     the operator library: torch.ops.vision.* and vision::* in C++
-  $project/vision_generated/         what opgen generated from test_projects/vision/ops.yaml
-  $project/vision_generated/python/  the typed Python package (import vision)
+Built in $((SECONDS - start)) s, in $PWD/$build_dir/example:
+  prefix/bin/opgen                the generator, installed with its CMake package (find_package(OpGen))
+  vision/libvision.so             the operator library: torch.ops.vision.* in Python, vision::* in C++
+  vision/vision_generated/        what opgen generated from test_projects/vision/ops.yaml
+  vision/vision_generated/python/ the typed Python package (import vision)
 Try it:
   PYTHONPATH=$project/vision_generated/python /usr/bin/python3 -c 'import torch, vision; print(vision.clip_boxes(torch.tensor([[-1., 2, 30, 40]]), [20, 20]))'
 Next: make your own library from a copy of test_projects/vision, with README.md's
