@@ -200,6 +200,20 @@ function(_opgen_finalize name)
     COMMENT "opgen: generating operator library ${name} (namespace ${ns})"
     VERBATIM)
   target_sources(${name} PRIVATE ${sources} "${stamp}")
+  # Each generated source costs what <torch/library.h> costs to compile, and most of them are small:
+  # they compile as one translation unit (a unity build of their own; with SHARDS n, one per shard,
+  # so that shards still compile in parallel). The target's other sources compile as before.
+  # -DOPGEN_UNITY=OFF compiles each generated source on its own.
+  if(NOT DEFINED OPGEN_UNITY OR OPGEN_UNITY)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+    foreach(source IN LISTS sources)
+      set(group "opgen_${name}")
+      if(SHARDS GREATER 1 AND source MATCHES "_([0-9]+)\\.cpp$")
+        string(APPEND group "_${CMAKE_MATCH_1}")
+      endif()
+      set_source_files_properties("${source}" TARGET_DIRECTORY ${name} PROPERTIES UNITY_GROUP "${group}")
+    endforeach()
+  endif()
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
   _opgen_require_cxx_standard(${name})
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol

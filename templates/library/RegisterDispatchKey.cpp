@@ -16,9 +16,11 @@ ${extra_includes}
 
 #include <${namespace}/NativeFunctions.h>
 
-// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live in an
-// anonymous namespace inside at::; nothing here is visible outside this file.
+// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live inside at::,
+// in an anonymous namespace (nothing here is visible outside this file) within one of this file's own
+// (a unity build may compile several registration files as one translation unit).
 namespace at {
+namespace ${unit} {
 namespace {
 ${helpers}
 ${definitions}
@@ -28,6 +30,7 @@ TORCH_LIBRARY_IMPL(${namespace}, ${dispatch_key}, m) {
 }
 ${autograd_registrations}
 } // namespace
+} // namespace ${unit}
 } // namespace at
 
 extern "C" void ${anchor}() {}

@@ -206,6 +206,7 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, Dispatch
       env.set("registrations", std::move(registrations[shard]));
       env.set("autograd_registrations", autogradMeta[shard]);
       env.set("anchor", shardAnchor(spec.ns, key, shard));
+      env.set("unit", "register_" + keyName + "_" + std::to_string(shard));
       return env;
     });
   }

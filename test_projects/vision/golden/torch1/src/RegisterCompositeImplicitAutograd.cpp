@@ -16,9 +16,11 @@
 
 #include <vision/NativeFunctions.h>
 
-// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live in an
-// anonymous namespace inside at::; nothing here is visible outside this file.
+// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live inside at::,
+// in an anonymous namespace (nothing here is visible outside this file) within one of this file's own
+// (a unity build may compile several registration files as one translation unit).
 namespace at {
+namespace register_CompositeImplicitAutograd_0 {
 namespace {
 
 namespace {
@@ -52,6 +54,7 @@ TORCH_LIBRARY_IMPL(vision, CompositeImplicitAutograd, m) {
 }
 
 } // namespace
+} // namespace register_CompositeImplicitAutograd_0
 } // namespace at
 
 extern "C" void opgen_link_vision_CompositeImplicitAutograd_0() {}

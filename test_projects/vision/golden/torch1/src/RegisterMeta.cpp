@@ -17,9 +17,11 @@
 
 #include <vision/NativeFunctions.h>
 
-// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live in an
-// anonymous namespace inside at::; nothing here is visible outside this file.
+// The wrappers are written against ATen's names (Tensor, IntArrayRef, ...), so they live inside at::,
+// in an anonymous namespace (nothing here is visible outside this file) within one of this file's own
+// (a unity build may compile several registration files as one translation unit).
 namespace at {
+namespace register_Meta_0 {
 namespace {
 // Outputs of structured kernels: made by at::detail::empty_meta / at::detail::empty_strided_meta, or given (out=, in-place) and
 // then checked and resized.
@@ -242,6 +244,7 @@ TORCH_LIBRARY_IMPL(vision, AutogradMeta, m) {
   m.impl("roi_pool", torch::CppFunction::makeFallthrough());
 }
 } // namespace
+} // namespace register_Meta_0
 } // namespace at
 
 extern "C" void opgen_link_vision_Meta_0() {}

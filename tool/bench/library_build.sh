@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Benchmark: the CPU seconds to compile an operator library's generated code, test_projects/vision
+# (11 operators, backends CPU and Meta, the typed Python package), built with the installed opgen
+# against the host's PyTorch, with its generated sources compiled
+#   unity     as one translation unit (the default, OPGEN_UNITY=ON)
+#   separate  one translation unit per generated source (OPGEN_UNITY=OFF, as before)
+# and for each: the full build of the library target, then the rebuild after adding one operator.
+# Not a test: run it by hand after building opgen, preferably on an idle machine.
+#
+#   tool/bench/library_build.sh [BUILD_DIR]      BUILD_DIR defaults to build
+#
+# Every compiler run goes through /usr/bin/time (as the compiler launcher), so the figures are the
+# compiler's own user + system CPU seconds, whatever else the machine is doing; the table gives them
+# summed over the generated sources, over kernels.cpp, and in all.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+build=${1:-build}
+[[ -x $build/tool/opgen ]] || { echo "library_build: $build/tool/opgen is not built" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "library_build: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+
+# The launcher: one line per compilation, "CPU-SECONDS SOURCE".
+cat >"$work/timed" <<'EOF'
+#!/bin/sh
+src=
+for a in "$@"; do case $a in *.cpp|*.cxx) src=$a ;; esac; done
+exec /usr/bin/time -a -o "$OPGEN_BENCH_LOG" -f "%U %S $src" "$@"
+EOF
+chmod +x "$work/timed"
+
+sum() {  # LOG PATTERN: CPU seconds of the compilations whose source matches PATTERN
+  awk -v p="$2" '$3 ~ p { s += $1 + $2 } END { printf "%.1f", s }' "$1"
+}
+count() { awk -v p="$2" '$3 ~ p { n++ } END { print n + 0 }' "$1"; }
+
+printf '%-9s %-8s %6s %10s %10s %8s\n' mode build TUs generated kernels all
+for mode in unity separate; do
+  src=$work/$mode/src bld=$work/$mode/build
+  mkdir -p "$work/$mode"
+  cp -r test_projects/vision "$src"
+  unity=ON
+  [[ $mode == separate ]] && unity=OFF
+  cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DOPGEN_UNITY=$unity \
+        -DCMAKE_CXX_COMPILER_LAUNCHER="$work/timed" >/dev/null
+  for step in full add_operator; do
+    if [[ $step == add_operator ]]; then
+      printf '\n- func: vision::box_center(Tensor boxes) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: box_center\n' >>"$src/ops.yaml"
+      printf '\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$src/kernels.cpp"
+    fi
+    log=$work/$mode.$step.log
+    : >"$log"
+    OPGEN_BENCH_LOG=$log cmake --build "$bld" --target vision -j "$(nproc)" >/dev/null
+    printf '%-9s %-8s %6s %10s %10s %8s\n' "$mode" "$step" "$(count "$log" .)" \
+      "$(sum "$log" "_generated/|/Unity/")" "$(sum "$log" kernels)" "$(sum "$log" .)"
+  done
+done
