@@ -89,7 +89,8 @@ Generates an out-of-tree backend's kernel declarations and registrations, as
   OUTPUT_DIR/<Key>NativeFunctions.h      the kernels, static members of <cpp_namespace>::<class_name>
   OUTPUT_DIR/Register<Key>.cpp           their wrappers, registered for the backend's dispatch key
   OUTPUT_DIR/RegisterAutograd<Key>.cpp   the same for the operators under `autograd:`
-Files whose content is unchanged are not touched; on any error no file is written.
+Files whose content is unchanged are not touched; on any error (a full disk included) no file is
+changed.
 
 torchgen's options (long options may be abbreviated to an unambiguous prefix):
   -h, --help                         This text.
@@ -182,6 +183,7 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
     return false;
   }
 
+  support::FileTransaction transaction(diags);
   support::InputFiles inputs(diags);
   std::optional<std::string> text = inputs.read(options.sourceYaml);
   if (!text) return false;
@@ -237,21 +239,18 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
         diags.error({}, "no output directory: give -o/--output-dir DIR");
         return false;
       }
-      support::DirectorySink disk(options.outputDir, diags);
+      support::DirectorySink disk(options.outputDir, transaction);
       for (const auto& [path, content] : memory.files())
         if (!disk.write(path, content)) return false;
     }
   }
-  if (options.depfile && options.stamp) {
-    std::vector<std::string> deps = {nativeFunctions};
-    if (const std::string tagsPath = ModelFiles{.nativeFunctions = nativeFunctions, .tags = tags}.tagsPath(); !tagsPath.empty())
-      deps.push_back(tagsPath);
-    deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
-    deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
-    if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
-  }
-  if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;
-  return true;
+  std::vector<std::string> deps = {nativeFunctions};
+  if (const std::string tagsPath = ModelFiles{.nativeFunctions = nativeFunctions, .tags = tags}.tagsPath(); !tagsPath.empty())
+    deps.push_back(tagsPath);
+  deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
+  deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
+  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
+  return transaction.commit();
 }
 
 }  // namespace opgen::gen

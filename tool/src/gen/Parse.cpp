@@ -83,8 +83,9 @@ Outcome runParse(const Invocation& invocation, support::Diagnostics& diags) {
     return finished(diags);
   }
   const std::filesystem::path out(options->outPath);
-  support::DirectorySink sink(out.has_parent_path() ? out.parent_path() : ".", diags);
-  if (sink.write(out.filename().string(), text)) {
+  support::FileTransaction transaction(diags);
+  support::DirectorySink sink(out.has_parent_path() ? out.parent_path() : ".", transaction);
+  if (sink.write(out.filename().string(), text) && transaction.commit()) {
     const auto& counts = model["counts"];
     std::cerr << "opgen: wrote " << options->outPath << ": the model of " << options->files.nativeFunctions << ", "
               << counts["native_functions"] << " native functions, " << counts["groups"] << " groups, "

@@ -1,0 +1,55 @@
+// Small defects of the commands' edges, through the binary: what they refuse, and how they say it
+// (one line, located where a file applies). The output files under faults (a full disk, a
+// read-only folder, kill -9) are tested by faults/output_faults.sh; FileTransaction_test.cpp tests
+// the mechanism.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "TestSupport.h"
+
+namespace {
+
+using namespace opgen::test;
+
+constexpr const char* kTags = "- tag: core\n  desc: core operators\n";
+
+ProcessResult opgen(std::vector<std::string> args) {
+  args.insert(args.begin(), opgenBinary().string());
+  return runProcess(args);
+}
+
+// Files below `dir` (none when it does not exist).
+std::vector<std::string> filesBelow(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
+    if (!it->is_directory()) out.push_back(it->path().string());
+  return out;
+}
+
+// An output folder that is a symbolic link to nothing: one line that says so (it used to be
+// "File exists", once per directory opgen gen makes).
+TEST(Reliability, DanglingSymlinkAsOutputFolderIsNamed) {
+  TempDir dir;
+  writeFile(dir / "src/native/native_functions.yaml", "- func: foo(Tensor self) -> Tensor\n");
+  writeFile(dir / "src/native/tags.yaml", kTags);
+  fs::create_symlink("missing", dir / "out");
+  const std::string link = (dir / "out").string();
+  writeFile(dir / "ops.yaml", "- func: demo::twice(Tensor self) -> Tensor\n");
+  ProcessResult library = opgen({"library", (dir / "ops.yaml").string(), "-o", link});
+  EXPECT_EQ(library.exitCode, 1) << library.describe();
+  EXPECT_EQ(std::count(library.err.begin(), library.err.end(), '\n'), 1) << library.err;
+  EXPECT_NE(library.err.find("error: cannot create directory: '" + link +
+                             "' is a symbolic link to 'missing', which does not exist"),
+            std::string::npos)
+      << library.err;
+  ProcessResult gen = opgen({"gen", "-s", (dir / "src").string(), "-d", link + "/aten", "--aoti-install-dir", link + "/aoti"});
+  EXPECT_EQ(gen.exitCode, 1) << gen.describe();
+  EXPECT_EQ(std::count(gen.err.begin(), gen.err.end(), '\n'), 1) << gen.err;
+  EXPECT_NE(gen.err.find("is a symbolic link to 'missing', which does not exist"), std::string::npos) << gen.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "out"));
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+}
+
+}  // namespace
