@@ -28,6 +28,34 @@ std::vector<std::string> filesBelow(const fs::path& dir) {
   return out;
 }
 
+// torchgen refuses a native_functions.yaml without entries (parse_native_yaml_struct: "Expected 'es'
+// to be a list, but got <class 'NoneType'>"); so do `opgen gen` and `opgen parse`, at the file's
+// first line, before anything is written.
+TEST(Reliability, EmptyNativeFunctionsYamlIsALocatedError) {
+  for (const std::string& content : {std::string(), std::string("# only a comment\n\n")}) {
+    TempDir dir;
+    const fs::path yaml = dir / "src/native/native_functions.yaml";
+    writeFile(yaml, content);
+    writeFile(dir / "src/native/tags.yaml", kTags);
+    const std::string expected =
+        yaml.string() + ":1:1: error: native_functions.yaml must be a list of entries, but the file is empty\n";
+    ProcessResult gen = opgen({"gen", "-s", (dir / "src").string(), "-d", (dir / "out").string(), "--aoti-install-dir",
+                               (dir / "aoti").string()});
+    EXPECT_EQ(gen.exitCode, 1) << gen.describe();
+    EXPECT_EQ(gen.err, expected);
+    EXPECT_EQ(filesBelow(dir / "out"), std::vector<std::string>{});
+    ProcessResult parse = opgen({"parse", yaml.string()});
+    EXPECT_EQ(parse.exitCode, 1) << parse.describe();
+    EXPECT_EQ(parse.err, expected);
+  }
+  // An empty list is a list: torchgen accepts it, and so does opgen.
+  TempDir dir;
+  writeFile(dir / "native_functions.yaml", "[]\n");
+  writeFile(dir / "tags.yaml", kTags);
+  ProcessResult parse = opgen({"parse", (dir / "native_functions.yaml").string()});
+  EXPECT_TRUE(parse.ok()) << parse.describe();
+}
+
 // An output folder that is a symbolic link to nothing: one line that says so (it used to be
 // "File exists", once per directory opgen gen makes).
 TEST(Reliability, DanglingSymlinkAsOutputFolderIsNamed) {
