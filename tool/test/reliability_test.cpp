@@ -56,6 +56,28 @@ TEST(Reliability, EmptyNativeFunctionsYamlIsALocatedError) {
   EXPECT_TRUE(parse.ok()) << parse.describe();
 }
 
+// A depfile names the stamp as its target: without --stamp there is nothing to name. It used to be
+// skipped without a word.
+TEST(Reliability, DepfileWithoutStampIsRefused) {
+  TempDir dir;
+  writeFile(dir / "ops.yaml", "- func: demo::twice(Tensor self) -> Tensor\n");
+  ProcessResult library = opgen({"library", (dir / "ops.yaml").string(), "-o", (dir / "out").string(), "--depfile",
+                                 (dir / "ops.d").string()});
+  EXPECT_EQ(library.exitCode, 2) << library.describe();
+  EXPECT_EQ(library.err, "opgen library: error: --depfile needs --stamp FILE (the depfile's target) (see 'opgen library --help')\n");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  ProcessResult backend = opgen({"backend", "-s", (dir / "backend.yaml").string(), "-o", (dir / "out").string(),
+                                 "--depfile", (dir / "ops.d").string()});
+  EXPECT_EQ(backend.exitCode, 2) << backend.describe();
+  EXPECT_EQ(backend.err, "opgen backend: error: --depfile needs --stamp FILE (the depfile's target) (see 'opgen backend --help')\n");
+  // With both, both are written.
+  ProcessResult both = opgen({"library", (dir / "ops.yaml").string(), "-o", (dir / "out").string(), "--depfile",
+                              (dir / "ops.d").string(), "--stamp", (dir / "ops.stamp").string()});
+  ASSERT_TRUE(both.ok()) << both.describe();
+  EXPECT_EQ(readFile(dir / "ops.d").rfind((dir / "ops.stamp").string() + ": " + (dir / "ops.yaml").string(), 0), 0u);
+  EXPECT_TRUE(fs::exists(dir / "ops.stamp"));
+}
+
 // An output folder that is a symbolic link to nothing: one line that says so (it used to be
 // "File exists", once per directory opgen gen makes).
 TEST(Reliability, DanglingSymlinkAsOutputFolderIsNamed) {

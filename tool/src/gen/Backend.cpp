@@ -116,7 +116,8 @@ Beyond torchgen:
                                      spells optionals c10::optional).
   --list-outputs                     Print the files a run would write, one per line, and stop.
   --stamp FILE                       Touch FILE after a successful run.
-  --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool.
+  --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool;
+                                     needs --stamp (the target it names).
 
 Per-operator options (beyond torchgen): an entry of `supported:` may be written
 `- maximum.out: {structured: true}`.
@@ -158,6 +159,7 @@ support::Expected<BackendOptions> parseBackendCommandLine(const std::vector<std:
     return support::makeError(*error);
   if (options.help) return options;
   if (options.sourceYaml.empty()) return support::makeError("the following arguments are required: -s/--source-yaml");
+  if (options.depfile && !options.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
   return options;
 }
 

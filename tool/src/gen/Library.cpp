@@ -76,7 +76,8 @@ Options:
                            link) and the files by kind ("headers", "sources", "python"), relative to
                            OUTPUT_DIR (with --namespace, the YAML is not read)
   --stamp FILE             touch FILE after a successful run
-  --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build tool
+  --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build
+                           tool; needs --stamp (the target it names)
   --depfile-outputs        list the outputs among those dependencies too (Unix Makefiles)
   -h, --help               this text
 )";
@@ -175,6 +176,8 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
   if (o.yamlPath.empty()) return support::makeError("missing YAML (the library's native_functions.yaml)");
   if (o.outputDir.empty()) return support::makeError("missing -o OUTPUT_DIR");
   if (o.templateDir.empty() && !o.describe) return support::makeError("missing --templates DIR");
+  if (o.depfile && !o.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
+  if (o.depfileOutputs && !o.depfile) return support::makeError("--depfile-outputs needs --depfile FILE");
   return o;
 }
 
