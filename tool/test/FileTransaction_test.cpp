@@ -214,5 +214,17 @@ TEST_F(FileTransactionTest, ConcurrentFailuresAreReportedOnce) {
   EXPECT_EQ(diags.errorCount(), 1) << diags.str();
 }
 
+TEST_F(FileTransactionTest, SameFileByIdentity) {
+  spit(dir_ / "a.yaml", "x");
+  fs::create_symlink("a.yaml", dir_ / "link.yaml");
+  fs::create_hard_link(dir_ / "a.yaml", dir_ / "hard.yaml");
+  spit(dir_ / "b.yaml", "x");
+  EXPECT_TRUE(isSameFile(at("a.yaml"), at("./a.yaml")));
+  EXPECT_TRUE(isSameFile(at("a.yaml"), at("link.yaml")));
+  EXPECT_TRUE(isSameFile(at("hard.yaml"), at("a.yaml")));
+  EXPECT_FALSE(isSameFile(at("a.yaml"), at("b.yaml")));
+  EXPECT_FALSE(isSameFile(at("a.yaml"), at("missing.yaml")));
+}
+
 }  // namespace
 }  // namespace opgen::support

@@ -78,6 +78,30 @@ TEST(Reliability, DepfileWithoutStampIsRefused) {
   EXPECT_TRUE(fs::exists(dir / "ops.stamp"));
 }
 
+// `opgen parse X -o X` would replace the input with its model: refused, however the output is
+// spelled (another path, a symbolic link, a hard link), and the tags file likewise.
+TEST(Reliability, ParseRefusesToOverwriteItsInput) {
+  TempDir dir;
+  const std::string ops = "- func: foo(Tensor self) -> Tensor\n";
+  writeFile(dir / "a/ops.yaml", ops);
+  writeFile(dir / "a/tags.yaml", kTags);
+  fs::create_symlink("a/ops.yaml", dir / "link.yaml");
+  fs::create_hard_link(dir / "a/ops.yaml", dir / "hard.yaml");
+  const std::string input = (dir / "a/ops.yaml").string();
+  for (const std::string& out : {input, (dir / "a/../a/./ops.yaml").string(), (dir / "link.yaml").string(),
+                                 (dir / "hard.yaml").string(), (dir / "a/tags.yaml").string()}) {
+    ProcessResult parse = opgen({"parse", input, "-o", out});
+    EXPECT_EQ(parse.exitCode, 2) << parse.describe();
+    EXPECT_NE(parse.err.find("opgen parse: error: -o " + out + " is the input file "), std::string::npos) << parse.err;
+    EXPECT_EQ(std::count(parse.err.begin(), parse.err.end(), '\n'), 1) << parse.err;
+  }
+  EXPECT_EQ(readFile(dir / "a/ops.yaml"), ops);
+  EXPECT_EQ(readFile(dir / "a/tags.yaml"), kTags);
+  ProcessResult other = opgen({"parse", input, "-o", (dir / "model.json").string()});
+  ASSERT_TRUE(other.ok()) << other.describe();
+  EXPECT_NE(readFile(dir / "model.json").find("\"name\": \"foo\""), std::string::npos);
+}
+
 // An output folder that is a symbolic link to nothing: one line that says so (it used to be
 // "File exists", once per directory opgen gen makes).
 TEST(Reliability, DanglingSymlinkAsOutputFolderIsNamed) {

@@ -155,6 +155,11 @@ std::optional<std::string> InputFiles::read(const std::string& path, std::string
   return content;
 }
 
+bool isSameFile(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 // --- Depfile and manifest --------------------------------------------------------------------
 
 std::string makeDepfile(const std::vector<std::string>& targets, const std::vector<std::string>& deps) {

@@ -117,6 +117,10 @@ class InputFiles {
   std::set<std::string, std::less<>> seen_;
 };
 
+// Whether `a` and `b` name one existing file (the same device and inode: through another spelling, a
+// symbolic or a hard link too).
+bool isSameFile(const std::string& a, const std::string& b);
+
 // A Makefile-style depfile: "t1 t2: d1 \<newline>  d2<newline>", in the order given. In paths, a space
 // becomes "\ " (backslashes right before it doubled), '#' becomes "\#" and '$' becomes "$$".
 std::string makeDepfile(const std::vector<std::string>& targets, const std::vector<std::string>& deps);
