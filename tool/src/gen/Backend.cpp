@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "dest/backend/BackendStubs.h"
@@ -89,7 +88,8 @@ Generates an out-of-tree backend's kernel declarations and registrations, as
   OUTPUT_DIR/<Key>NativeFunctions.h      the kernels, static members of <cpp_namespace>::<class_name>
   OUTPUT_DIR/Register<Key>.cpp           their wrappers, registered for the backend's dispatch key
   OUTPUT_DIR/RegisterAutograd<Key>.cpp   the same for the operators under `autograd:`
-Files whose content is unchanged are not touched; on any error no file is written.
+Files whose content is unchanged are not touched; on any error (a full disk included) no file is
+changed.
 
 torchgen's options (long options may be abbreviated to an unambiguous prefix):
   -h, --help                         This text.
@@ -115,7 +115,8 @@ Beyond torchgen:
                                      spells optionals c10::optional).
   --list-outputs                     Print the files a run would write, one per line, and stop.
   --stamp FILE                       Touch FILE after a successful run.
-  --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool.
+  --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool;
+                                     needs --stamp (the target it names).
 
 Per-operator options (beyond torchgen): an entry of `supported:` may be written
 `- maximum.out: {structured: true}`.
@@ -157,6 +158,7 @@ support::Expected<BackendOptions> parseBackendCommandLine(const std::vector<std:
     return support::makeError(*error);
   if (options.help) return options;
   if (options.sourceYaml.empty()) return support::makeError("the following arguments are required: -s/--source-yaml");
+  if (options.depfile && !options.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
   return options;
 }
 
@@ -182,6 +184,7 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
     return false;
   }
 
+  support::FileTransaction transaction(diags);
   support::InputFiles inputs(diags);
   std::optional<std::string> text = inputs.read(options.sourceYaml);
   if (!text) return false;
@@ -237,21 +240,18 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
         diags.error({}, "no output directory: give -o/--output-dir DIR");
         return false;
       }
-      support::DirectorySink disk(options.outputDir, diags);
+      support::DirectorySink disk(options.outputDir, transaction);
       for (const auto& [path, content] : memory.files())
         if (!disk.write(path, content)) return false;
     }
   }
-  if (options.depfile && options.stamp) {
-    std::vector<std::string> deps = {nativeFunctions};
-    if (const std::string tagsPath = ModelFiles{.nativeFunctions = nativeFunctions, .tags = tags}.tagsPath(); !tagsPath.empty())
-      deps.push_back(tagsPath);
-    deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
-    deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
-    if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
-  }
-  if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;
-  return true;
+  std::vector<std::string> deps = {nativeFunctions};
+  if (const std::string tagsPath = ModelFiles{.nativeFunctions = nativeFunctions, .tags = tags}.tagsPath(); !tagsPath.empty())
+    deps.push_back(tagsPath);
+  deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
+  deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
+  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
+  return transaction.commit();
 }
 
 }  // namespace opgen::gen

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "gen/PurePath.h"
@@ -94,24 +93,17 @@ support::OutputSink& DiskOutputDirs::sinkFor(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto& sink = sinks_[dir];
   if (!sink) {
-    sink = std::make_unique<support::DirectorySink>(dir, diags_);
+    sink = std::make_unique<support::DirectorySink>(dir, files_);
     if (newDirectories_.count(normalDirectory(dir)) != 0) sink->assumeNewDirectory();
   }
   return *sink;
 }
 
 void DiskOutputDirs::makeDirectory(const std::string& dir) {
-  // The directories that do not exist yet: `dir` and the parents create_directories will make.
-  std::vector<std::string> created;
-  std::error_code ec;
-  for (std::filesystem::path p = normalDirectory(dir); !p.empty() && !std::filesystem::exists(p, ec) && !ec;
-       p = p.parent_path()) {
-    created.push_back(p.string());
-    if (p == p.parent_path()) break;
-  }
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    diags_.error(support::SourceLoc{dir}, "cannot create directory: " + ec.message());
+  if (files_.stopped()) return;  // one error is enough: it would repeat for each directory
+  std::vector<std::string> created;  // `dir` and the parents that did not exist yet
+  if (std::optional<std::string> problem = support::createDirectories(normalDirectory(dir), &created)) {
+    diags_.error(support::SourceLoc{dir}, std::move(*problem));
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -414,15 +406,11 @@ std::string pluginTemplateDir(const std::string& executable, std::string_view pr
 #endif
 }
 
-bool writeTextFile(const std::filesystem::path& path, const std::string& text, support::Diagnostics& diags) {
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  if (!f.flush()) {
-    diags.error({path.string(), 0, 0}, "cannot write file");
-    return false;
-  }
+bool stageDepfileAndStamp(const std::optional<std::string>& depfile, const std::optional<std::string>& stamp,
+                          const std::vector<std::string>& deps, support::FileTransaction& files) {
+  using Result = support::FileTransaction::Result;
+  if (depfile && stamp && files.stage(*depfile, support::makeDepfile({*stamp}, deps)) == Result::Failed) return false;
+  if (stamp && files.stage(*stamp, "", support::FileTransaction::Mode::Always) == Result::Failed) return false;
   return true;
 }
 

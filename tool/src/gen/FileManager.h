@@ -50,19 +50,27 @@ class OutputDirs {
   std::vector<std::string> printed_;
 };
 
-// DirectorySinks below the current directory (a relative output directory is relative to it).
+// DirectorySinks below the current directory (a relative output directory is relative to it), all
+// in one FileTransaction: nothing reaches its name before commit(), and a run with an error changes
+// no file.
 class DiskOutputDirs final : public OutputDirs {
  public:
-  explicit DiskOutputDirs(support::Diagnostics& diags) : diags_(diags) {}
+  explicit DiskOutputDirs(support::Diagnostics& diags) : diags_(diags), files_(diags) {}
   support::OutputSink& sinkFor(const std::string& dir) override;
+  // After an error (this one's or another's), does nothing: the run has failed already.
   void makeDirectory(const std::string& dir) override;
   std::optional<std::string> readExisting(const std::string& dir, std::string_view relPath) override;
   // Files written (new or changed) and files left alone because their content was already there.
   int writtenCount() const;
   int unchangedCount() const;
+  // Every file written gets its name; or, when the diagnostics hold an error, none does (see
+  // support::FileTransaction::commit).
+  bool commit() { return files_.commit(); }
+  support::FileTransaction& files() { return files_; }
 
  private:
   support::Diagnostics& diags_;
+  support::FileTransaction files_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<support::DirectorySink>> sinks_;
   std::set<std::string> newDirectories_;  // created by makeDirectory, with their new parents (normalized)
@@ -116,8 +124,11 @@ class MemoryWriter final : public dest::Writer {
 // (PREFIX/bin/opgen, PREFIX/share/opgen/templates/PRODUCT), or the source tree's for a build-tree opgen.
 std::string pluginTemplateDir(const std::string& executable, std::string_view product);
 
-// Writes a small file whole (stamps, depfiles); false after reporting "PATH: error: cannot write file".
-bool writeTextFile(const std::filesystem::path& path, const std::string& text, support::Diagnostics& diags);
+// Stages a run's depfile (FILE: the stamp's dependencies, for the build tool) and its stamp (touched,
+// staged last), when asked for: the build's record of a successful run changes with its outputs.
+// False after reporting.
+bool stageDepfileAndStamp(const std::optional<std::string>& depfile, const std::optional<std::string>& stamp,
+                          const std::vector<std::string>& deps, support::FileTransaction& files);
 
 // torchgen's post-processing of every rendered template (substitute_with_template): a run of blank
 // lines after a closing `"""` that is followed by (decorators and) a `class` or `def` becomes

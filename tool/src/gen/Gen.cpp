@@ -446,6 +446,8 @@ Outcome runGenCommand(const Invocation& invocation, support::Diagnostics& diags)
   auto outputs = std::make_shared<DiskOutputDirs>(diags);
   GenReport report;
   runGen(*options, *outputs, diags, report);
+  outputs->commit();  // or, after an error, nothing: the files stay as they were
+  report.timer.lap("commit");
   for (const std::string& line : outputs->printed()) std::cout << line << '\n';
   // OPGEN_TIMINGS=1: where the time went (an environment variable, so the command line stays torchgen's).
   if (const char* t = std::getenv("OPGEN_TIMINGS"); t != nullptr && *t != '\0' && std::string_view(t) != "0") {

@@ -131,7 +131,9 @@ std::string genUsage() {
 
 Generates ATen's operator sources, as `python -m torchgen.gen` (torchgen 2.14.1) does, from
 SRC/native/native_functions.yaml, SRC/native/tags.yaml and the templates in SRC/templates; the files
-are torchgen's, byte for byte, and a file whose content is unchanged is not rewritten.
+are torchgen's, byte for byte, and a file whose content is unchanged is not rewritten. On any error
+(a full disk included) no file is changed: new and changed files get their names only when every
+file is written (in a directory the run creates, they are written in place and removed on error).
 
 Options (long options may be abbreviated to an unambiguous prefix; --opt=VALUE works too):
   -h, --help                       This text.

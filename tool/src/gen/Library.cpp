@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -50,7 +49,8 @@ add_operator_library runs at build time):
   OUTPUT_DIR/include/NS/{Functions.h,NativeFunctions.h,Operators.h}
   OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...}
   OUTPUT_DIR/python/NS/{__init__.py,__init__.pyi}   (with --python-module)
-Files whose content is unchanged are not touched; on any error no file is changed.
+Files whose content is unchanged are not touched; on any error (a full disk included) no file is
+changed, the stamp and the depfile included.
 
 Options:
   -o, --output-dir DIR     where the files go (required)
@@ -75,7 +75,8 @@ Options:
                            link) and the files by kind ("headers", "sources", "python"), relative to
                            OUTPUT_DIR (with --namespace, the YAML is not read)
   --stamp FILE             touch FILE after a successful run
-  --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build tool
+  --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build
+                           tool; needs --stamp (the target it names)
   --depfile-outputs        list the outputs among those dependencies too (Unix Makefiles)
   -h, --help               this text
 )";
@@ -174,6 +175,8 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
   if (o.yamlPath.empty()) return support::makeError("missing YAML (the library's native_functions.yaml)");
   if (o.outputDir.empty()) return support::makeError("missing -o OUTPUT_DIR");
   if (o.templateDir.empty() && !o.describe) return support::makeError("missing --templates DIR");
+  if (o.depfile && !o.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
+  if (o.depfileOutputs && !o.depfile) return support::makeError("--depfile-outputs needs --depfile FILE");
   return o;
 }
 
@@ -245,21 +248,19 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   dest::emitLibrary(ctx, spec, {headers, sources, &python}, derivatives ? &*derivatives : nullptr);
   if (diags.hasErrors()) return false;
 
-  support::DirectorySink disk(options.outputDir, diags);
+  support::FileTransaction transaction(diags);
+  support::DirectorySink disk(options.outputDir, transaction);
   for (const auto& [path, text] : memory.files())
     if (!disk.write(path, text)) return false;
 
-  if (options.depfile && options.stamp) {
-    std::vector<std::string> deps = {options.yamlPath};
-    if (options.derivativesPath) deps.push_back(*options.derivativesPath);
-    if (const std::string tags = files.tagsPath(); !tags.empty()) deps.push_back(tags);
-    for (const std::string& t : templates.paths()) deps.push_back(t);
-    if (options.depfileOutputs)
-      for (const std::string& path : libraryFiles.all()) deps.push_back((fs::path(options.outputDir) / path).string());
-    if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
-  }
-  if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;
-  return true;
+  std::vector<std::string> deps = {options.yamlPath};
+  if (options.derivativesPath) deps.push_back(*options.derivativesPath);
+  if (const std::string tags = files.tagsPath(); !tags.empty()) deps.push_back(tags);
+  for (const std::string& t : templates.paths()) deps.push_back(t);
+  if (options.depfileOutputs)
+    for (const std::string& path : libraryFiles.all()) deps.push_back((fs::path(options.outputDir) / path).string());
+  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
+  return transaction.commit();
 }
 
 }  // namespace opgen::gen

@@ -22,7 +22,7 @@ describes it), on standard output or into OUT.json (rewritten only when its cont
 Options:
   --tags TAGS_YAML    the tags (default: tags.yaml beside the native functions file, if any)
   --skip-autogen      leave out the functions that torchgen generates (autogen:)
-  -o, --output FILE   write the JSON there
+  -o, --output FILE   write the JSON there (not over an input file)
   --timings           print how long loading, describing and printing took
   -h, --help          this text
 )";
@@ -67,6 +67,10 @@ Outcome runParse(const Invocation& invocation, support::Diagnostics& diags) {
   if (printedUsage(invocation, kUsage)) return {};
   support::Expected<ParseOptions> options = parseCommandLine(invocation.args);
   if (!options) return usageError("parse", options.error().message);
+  // Through another name or a link too: the file itself, not its spelling.
+  for (const std::string& input : {options->files.nativeFunctions, options->files.tagsPath()})
+    if (!options->outPath.empty() && !input.empty() && support::isSameFile(options->outPath, input))
+      return usageError("parse", "-o " + options->outPath + " is the input file " + input + ": refusing to overwrite it");
   support::PhaseTimer timer;
   model::LoadOptions load;
   load.skipNativeFunctionsGen = options->skipAutogen;
@@ -83,8 +87,9 @@ Outcome runParse(const Invocation& invocation, support::Diagnostics& diags) {
     return finished(diags);
   }
   const std::filesystem::path out(options->outPath);
-  support::DirectorySink sink(out.has_parent_path() ? out.parent_path() : ".", diags);
-  if (sink.write(out.filename().string(), text)) {
+  support::FileTransaction transaction(diags);
+  support::DirectorySink sink(out.has_parent_path() ? out.parent_path() : ".", transaction);
+  if (sink.write(out.filename().string(), text) && transaction.commit()) {
     const auto& counts = model["counts"];
     std::cerr << "opgen: wrote " << options->outPath << ": the model of " << options->files.nativeFunctions << ", "
               << counts["native_functions"] << " native functions, " << counts["groups"] << " groups, "

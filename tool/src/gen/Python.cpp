@@ -95,7 +95,7 @@ constexpr std::string_view kUsage = R"(Usage: opgen python --native-functions NA
 
 Generates PyTorch's Python bindings (python_torch_functions_N.cpp, python_variable_methods.cpp, ...)
 as torchgen's gen_python_functions.gen does, byte for byte; the templates are read from DIR. Files
-whose content is unchanged are not rewritten; on an error no file is written.
+whose content is unchanged are not rewritten; on any error (a full disk included) no file is changed.
 
 Options:
   --native-functions FILE  the operators (native_functions.yaml)
@@ -141,7 +141,7 @@ Outcome runPythonCommand(const Invocation& invocation, support::Diagnostics& dia
   if (!options) return usageError("python", options.error().message);
   DiskOutputDirs outputs(diags);
   PythonReport report;
-  const bool ok = runPython(*options, outputs, diags, report);
+  const bool ok = runPython(*options, outputs, diags, report) && outputs.commit();
   if (timings) report.timer.print(std::cerr, "python");
   if (ok)
     std::cerr << "opgen python: " << report.functions << " functions and " << report.deprecated

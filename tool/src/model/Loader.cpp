@@ -673,7 +673,10 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   const int errorsBefore = diags.errorCount();
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
-  if (doc->isNull()) return Operators({}, {}, validTags);  // no functions, no groups
+  if (doc->isNull()) {  // torchgen: "Expected 'es' to be a list, but got <class 'NoneType'>"
+    diags.error({path, 1, 1}, "native_functions.yaml must be a list of entries, but the file is empty");
+    return std::nullopt;
+  }
   if (!doc->isSequence()) {
     diags.error(support::locOf(*doc, path), "native_functions.yaml must be a list of entries, not " + support::describeNode(*doc));
     return std::nullopt;

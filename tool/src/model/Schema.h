@@ -117,6 +117,16 @@ struct TensorOptionsArguments {
   bool operator==(const TensorOptionsArguments&) const = default;
 };
 
+// The parts of an argument list, in schema order: the positional arguments (pre-self, self,
+// post-self), the keyword-only ones (pre-tensor-options, the tensor options, post-tensor-options),
+// the out ones. (Outside Arguments: a nested class's member initializers cannot serve a default
+// argument of the enclosing class, which clang enforces.)
+struct ArgumentParts {
+  bool positional = true;
+  bool kwargOnly = true;
+  bool out = true;
+};
+
 // The argument list in torchgen's canonical shape. Out arguments (mutable keyword-only ones) are
 // kept apart from the other keyword-only arguments.
 struct Arguments {
@@ -134,13 +144,7 @@ struct Arguments {
   std::vector<const Argument*> flatKwargOnly() const;  // excludes out
   std::vector<const Argument*> flatNonOut() const;
   std::vector<const Argument*> flatAll() const;
-  // The parts of the list, in schema order: the positional arguments (pre-self, self, post-self),
-  // the keyword-only ones (pre-tensor-options, the tensor options, post-tensor-options), the out ones.
-  struct Parts {
-    bool positional = true;
-    bool kwargOnly = true;
-    bool out = true;
-  };
+  using Parts = ArgumentParts;
   // Calls fn(const Argument&) for each argument of `parts` in schema order (every flat list and the
   // printed schema follow it), without making a list; stops at the first call that returns true,
   // and returns whether one did.

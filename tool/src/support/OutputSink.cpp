@@ -45,97 +45,6 @@ int readWholeFile(const std::string& path, std::string& out) {
   return err;
 }
 
-// True when `fd`'s first content.size() bytes are `content` (the caller has compared the sizes, so
-// no read is spent on finding the end). Reads through a fixed buffer: comparing thousands of files
-// must not allocate (and zero) a copy of each.
-bool readsAs(int fd, std::string_view content) {
-  char buffer[64 * 1024];
-  for (;;) {
-    if (content.empty()) return true;
-    ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, content.size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return content.empty();
-    const auto got = static_cast<size_t>(n);
-    if (got > content.size() || std::memcmp(buffer, content.data(), got) != 0) return false;
-    content.remove_prefix(got);
-  }
-}
-
-enum class OnDisk { Same, Different, Missing };
-
-// Whether `path` is a regular file holding exactly `content`, another file, or nothing.
-OnDisk compareWithDisk(const std::string& path, std::string_view content) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? OnDisk::Missing : OnDisk::Different;
-  struct stat st {};
-  bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) == content.size();
-  if (same) same = readsAs(fd, content);
-  ::close(fd);
-  return same ? OnDisk::Same : OnDisk::Different;
-}
-
-
-// Writes all of `content` to `fd`. Returns 0 or an errno value.
-int writeAll(int fd, std::string_view content) {
-  while (!content.empty()) {
-    ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    content.remove_prefix(static_cast<size_t>(n));
-  }
-  return 0;
-}
-
-// Creates `target`, which does not exist, complete or not at all: the content goes to an unnamed
-// file in the target's directory (O_TMPFILE), which then gets its name (linkat, which never
-// replaces a file). Cheaper than a named temporary file and a rename: one directory entry is
-// written instead of three. Returns 0, or an errno value when the caller should use the
-// temporary-file way instead (the file system has no O_TMPFILE, the directory is missing, the
-// target appeared meanwhile, ...); a failed write is reported as such (its errno, with
-// `writeFailed` set), and leaves nothing behind.
-int createComplete(const std::filesystem::path& target, std::string_view content, bool& writeFailed) {
-  writeFailed = false;
-  int fd = ::open(target.parent_path().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);  // 0666 & ~umask
-  if (fd < 0) return errno;
-  int err = writeAll(fd, content);
-  if (err != 0) {
-    writeFailed = true;
-  } else if (::linkat(fd, "", AT_FDCWD, target.c_str(), AT_EMPTY_PATH) != 0) {
-    err = errno;
-    // Linking by descriptor needs CAP_DAC_READ_SEARCH before Linux 6.10; /proc/self/fd does not.
-    if (err == ENOENT || err == EPERM) {
-      const std::string self = "/proc/self/fd/" + std::to_string(fd);
-      err = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, target.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
-    }
-  }
-  if (::close(fd) != 0 && err == 0) {  // the file has its name: a failed close is a failed write
-    err = errno;
-    writeFailed = true;
-    ::unlink(target.c_str());
-  }
-  return err;
-}
-
-// Creates `target`, which does not exist, and writes it in place. Returns 0, or an errno value when
-// the caller should use the temporary-file way instead (the directory is missing, the target
-// appeared meanwhile, ...); a failed write is reported as such (its errno, with `writeFailed` set),
-// and leaves nothing behind.
-int createInPlace(const std::string& target, std::string_view content, bool& writeFailed) {
-  writeFailed = false;
-  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // 0666 & ~umask
-  if (fd < 0) return errno;
-  int err = writeAll(fd, content);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) {
-    writeFailed = true;
-    ::unlink(target.c_str());
-  }
-  return err;
-}
-
 // Relative, '/'-separated, every component a real name (not "", "." or "..").
 bool isValidRelPath(std::string_view path) {
   if (path.empty() || path.find('\0') != std::string_view::npos) return false;
@@ -216,66 +125,20 @@ bool MemorySink::store(const std::string& relPath, std::string_view content) {
 
 // --- DirectorySink ---------------------------------------------------------------------------
 
-DirectorySink::DirectorySink(std::filesystem::path root, Diagnostics& diags)
-    : OutputSink(diags), root_(std::move(root)), rootPrefix_(root_.string()) {
+DirectorySink::DirectorySink(std::filesystem::path root, FileTransaction& files)
+    : OutputSink(files.diags()), root_(std::move(root)), files_(files), rootPrefix_(root_.string()) {
   // operator/ adds a separator after a root with a file name, as here.
   if (!rootPrefix_.empty() && rootPrefix_.back() != '/') rootPrefix_ += '/';
 }
 
 bool DirectorySink::store(const std::string& relPath, std::string_view content) {
-  const std::string target = rootPrefix_ + relPath;  // root_ / relPath
-  const OnDisk onDisk = newDirectory_ ? OnDisk::Missing : compareWithDisk(target, content);
-  if (onDisk == OnDisk::Same) {
-    ++unchangedCount_;
-    return true;
+  using Mode = FileTransaction::Mode;
+  switch (files_.stage(rootPrefix_ + relPath, content, newDirectory_ ? Mode::InNewDirectory : Mode::IfChanged)) {
+    case FileTransaction::Result::Unchanged: ++unchangedCount_; return true;
+    case FileTransaction::Result::Staged: ++writtenCount_; return true;
+    case FileTransaction::Result::Failed: break;
   }
-  if (onDisk == OnDisk::Missing) {
-    bool writeFailed = false;
-    const int err = newDirectory_ ? createInPlace(target, content, writeFailed)
-                                  : createComplete(std::filesystem::path(target), content, writeFailed);
-    if (err == 0) {
-      ++writtenCount_;
-      return true;
-    }
-    if (writeFailed) {
-      diags_.error(SourceLoc{target}, "cannot write: " + errnoMessage(err));
-      return false;
-    }
-  }
-  const std::filesystem::path targetPath(target);
-  std::error_code ec;
-  std::filesystem::create_directories(targetPath.parent_path(), ec);
-  if (ec) {
-    diags_.error(SourceLoc{targetPath.parent_path().string()}, "cannot create directory: " + ec.message());
-    return false;
-  }
-  if (!replaceFile(targetPath, content)) return false;
-  ++writtenCount_;
-  return true;
-}
-
-// Writes a new temporary file beside `target` and renames it over `target`.
-bool DirectorySink::replaceFile(const std::filesystem::path& target, std::string_view content) {
-  std::string temp;
-  int fd = -1;
-  int err = EEXIST;
-  for (int attempt = 0; attempt < 100 && err == EEXIST; ++attempt) {
-    std::string name = ".opgen." + std::to_string(::getpid()) + "." + std::to_string(tempCounter_++) + ".tmp";
-    temp = (target.parent_path() / name).string();
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // 0666 & ~umask
-    err = fd < 0 ? errno : 0;
-  }
-  if (fd >= 0) {
-    err = writeAll(fd, content);
-    if (::close(fd) != 0 && err == 0) err = errno;
-    if (err == 0 && ::rename(temp.c_str(), target.c_str()) != 0) err = errno;
-    if (err != 0) ::unlink(temp.c_str());
-  }
-  if (err != 0) {
-    diags_.error(SourceLoc{target.string()}, "cannot write: " + errnoMessage(err));
-    return false;
-  }
-  return true;
+  return false;
 }
 
 // --- InputFiles ------------------------------------------------------------------------------
@@ -290,6 +153,11 @@ std::optional<std::string> InputFiles::read(const std::string& path, std::string
   }
   if (seen_.insert(path).second) paths_.push_back(path);
   return content;
+}
+
+bool isSameFile(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 // --- Depfile and manifest --------------------------------------------------------------------

@@ -69,16 +69,18 @@ class Word {
   std::string_view text() const { return text_; }
 
  private:
+  // (Without a std::string: clang 14 cannot evaluate libstdc++ 12's at compile time.)
   static consteval bool isPlainWord(std::string_view s) {
     auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
     if (s.empty() || !letter(s.front())) return false;
-    std::string lower;
-    for (char c : s) {
+    for (char c : s)
       if (!letter(c) && c != '_' && !(c >= '0' && c <= '9')) return false;
-      lower += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    for (std::string_view resolved : {"yes", "no", "true", "false", "on", "off", "null"}) {
+      bool same = resolved.size() == s.size();
+      for (size_t i = 0; same && i < s.size(); ++i) same = lower(s[i]) == resolved[i];
+      if (same) return false;
     }
-    for (std::string_view resolved : {"yes", "no", "true", "false", "on", "off", "null"})
-      if (lower == resolved) return false;
     return true;
   }
   std::string_view text_;
