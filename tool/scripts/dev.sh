@@ -18,6 +18,7 @@ packages=(
   libtorch-dev python3-torch               # the runtime generated operator libraries build against
   mmdebstrap curl                          # the tests' PyTorch 2 runtime, a Debian sid root (sid-root.sh)
   ccache                                   # the plugin tests compile their projects through it
+  clang                                    # build.clang_headers: the generator compiles with clang too
 )
 
 install_missing() {
