@@ -4,6 +4,7 @@
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
 #                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
+#   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
 #
 # They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
@@ -14,6 +15,8 @@
 # backward (and forward-mode) formulas in torchgen's derivatives.yaml format.
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
+# install_operator_library(NAME ...): installs a library for other projects (see the file).
+include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
 
 # Runs opgen at configure time; sets OUT (stdout). On failure opgen's message is printed as it
 # wrote it, one `FILE:LINE:COL: error: ...` line per error (a NOTICE, which CMake neither wraps nor
@@ -222,7 +225,9 @@ function(_opgen_finalize name)
   if(type STREQUAL "STATIC_LIBRARY")
     target_link_options(${name} INTERFACE "LINKER:--undefined=${anchor}")
   elseif(type STREQUAL "SHARED_LIBRARY")
-    target_link_libraries(${name} INTERFACE "-Wl,--push-state,--no-as-needed" "$<TARGET_FILE:${name}>" "-Wl,--pop-state")
+    # (In the build tree only: an installed library's package config does the same, see OpGenInstall.cmake.)
+    target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:-Wl,--push-state,--no-as-needed>"
+                          "$<BUILD_INTERFACE:$<TARGET_FILE:${name}>>" "$<BUILD_INTERFACE:-Wl,--pop-state>")
   endif()
 endfunction()
 

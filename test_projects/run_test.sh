@@ -5,6 +5,8 @@
 #   run_test.sh project    GENERATOR PREFIX WORK [NAME] installed package: build test_projects/NAME
 #                                                       (default vision), then the project's ctest
 #   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
+#   run_test.sh install    GENERATOR PREFIX WORK        install_operator_library: the installed library
+#                                                       serves test_projects/consumer and Python
 #   run_test.sh incremental GENERATOR PREFIX WORK       what each kind of edit rebuilds (see below)
 #   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls and a bad YAML: clear failures
 #   run_test.sh derivatives GENERATOR PREFIX WORK       test_projects/autograd: a bad derivatives.yaml
@@ -48,6 +50,31 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
+    ;;
+  install)
+    # install_operator_library: the installed library, headers and CMake package serve another
+    # project (test_projects/consumer), and the installed Python package loads the installed library,
+    # with the build tree gone.
+    configure >/dev/null
+    build_log >/dev/null
+    inst=$work/installed
+    cmake --install "$build" --prefix "$inst" >/dev/null
+    rm -rf "$build"
+    # No installed text file (CMake package, Python package, headers) names the build tree.
+    ! grep -rlI "$build" "$inst" || fail "installed files name the build tree (above)"
+    cp -r "$here/consumer" "$work/consumer"
+    cmake -S "$work/consumer" -B "$work/consumer-build" -G "$generator" -DCMAKE_PREFIX_PATH="$inst;$where" \
+      "${launcher[@]}" >/dev/null
+    cmake --build "$work/consumer-build" -j "$jobs" >/dev/null
+    "$work/consumer-build/consumer" || fail "the consumer of the installed library failed"
+    site=$(find "$inst" -path '*/dist-packages/vision/__init__.py' -printf '%h\n')
+    [[ -n $site ]] || fail "the Python package was not installed"
+    PYTHONPATH=$(dirname "$site") /usr/bin/python3 -c '
+import torch, vision
+out = vision.box_area(torch.tensor([[0., 0., 2., 3.]]))
+assert out.tolist() == [6.0], out
+print("python: vision.box_area from the installed package:", out.tolist())' || fail "the installed Python package failed"
+    echo "install: all good"
     ;;
   subdir)
     configure -DOPGEN_SOURCE_DIR="$where" -DOPGEN_EXECUTABLE="$5" >/dev/null

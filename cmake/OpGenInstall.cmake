@@ -1,0 +1,96 @@
+# install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
+#
+# Installs an operator library made by add_operator_library so that other projects can use it:
+#   - the library (SHARED or STATIC) in CMAKE_INSTALL_LIBDIR (and its DLL part in CMAKE_INSTALL_BINDIR);
+#   - its generated headers (NS/Functions.h, NS/NativeFunctions.h, NS/Operators.h) in
+#     CMAKE_INSTALL_INCLUDEDIR;
+#   - a CMake package NAME: CMAKE_DESTINATION (default CMAKE_INSTALL_LIBDIR/cmake/NAME) holds
+#     NAMEConfig.cmake, which finds Torch and defines the imported target EXPORT_NAMESPACE NAME
+#     (default NAME::NAME), so that `find_package(NAME)` and `target_link_libraries(app NAME::NAME)`
+#     are all another project needs; linking it registers the operators, as in the build tree;
+#   - with PYTHON_MODULE, the typed Python package in PYTHON_DESTINATION (default
+#     CMAKE_INSTALL_LIBDIR/python3/dist-packages, Debian's), which then loads the installed library,
+#     found relative to itself (so the installed tree can be moved as a whole, or packaged with
+#     DESTDIR).
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+function(install_operator_library name)
+  set(who "install_operator_library(${name})")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "EXPORT_NAMESPACE;CMAKE_DESTINATION;PYTHON_DESTINATION" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected EXPORT_NAMESPACE, "
+                        "CMAKE_DESTINATION, PYTHON_DESTINATION)")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
+  endif()
+  if(NOT TARGET ${name})
+    message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
+  endif()
+  get_target_property(outdir ${name} OPGEN_OUTPUT_DIR)
+  if(NOT outdir)
+    message(FATAL_ERROR "${who}: '${name}' was not made by add_operator_library")
+  endif()
+  get_target_property(type ${name} TYPE)
+  if(NOT type STREQUAL "SHARED_LIBRARY" AND NOT type STREQUAL "STATIC_LIBRARY")
+    message(FATAL_ERROR "${who}: only SHARED and STATIC libraries can be installed ('${name}' is ${type})")
+  endif()
+  if(NOT arg_EXPORT_NAMESPACE)
+    set(arg_EXPORT_NAMESPACE "${name}::")
+  endif()
+  if(NOT arg_CMAKE_DESTINATION)
+    set(arg_CMAKE_DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/${name}")
+  endif()
+  if(NOT arg_PYTHON_DESTINATION)
+    set(arg_PYTHON_DESTINATION "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages")
+  endif()
+
+  target_include_directories(${name} PUBLIC "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  install(TARGETS ${name} EXPORT ${name}Targets
+          LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(DIRECTORY "${outdir}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(EXPORT ${name}Targets NAMESPACE "${arg_EXPORT_NAMESPACE}" DESTINATION "${arg_CMAKE_DESTINATION}")
+
+  # The package's config: Torch first (the target links it), then the targets. A shared library is
+  # linked with --no-as-needed, as in the build tree: nothing references its symbols, yet loading it
+  # is what registers the operators.
+  set(target "${arg_EXPORT_NAMESPACE}${name}")
+  set(config "${CMAKE_CURRENT_BINARY_DIR}/${name}_opgen_install/${name}Config.cmake")
+  set(keep "")
+  if(type STREQUAL "SHARED_LIBRARY")
+    set(keep "set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+  \"-Wl,--push-state,--no-as-needed\" \"\$<TARGET_FILE:${target}>\" \"-Wl,--pop-state\")\n")
+  endif()
+  file(WRITE "${config}"
+"# The operator library ${name}, made with opgen's add_operator_library and installed by
+# install_operator_library: the imported target ${target}.
+include(CMakeFindDependencyMacro)
+find_dependency(Torch)
+include(\"\${CMAKE_CURRENT_LIST_DIR}/${name}Targets.cmake\")
+${keep}")
+  install(FILES "${config}" DESTINATION "${arg_CMAKE_DESTINATION}")
+
+  get_target_property(python ${name} OPGEN_PYTHON_DIR)
+  if(python AND type STREQUAL "SHARED_LIBRARY")
+    install(DIRECTORY "${python}/" DESTINATION "${arg_PYTHON_DESTINATION}")
+    # The installed package loads the installed library, by its path relative to the package.
+    install(CODE "
+      set(prefix \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+      file(GLOB inits \"${python}/*/__init__.py\")
+      foreach(init IN LISTS inits)
+        get_filename_component(package \"\${init}\" DIRECTORY)
+        get_filename_component(package \"\${package}\" NAME)
+        set(installed \"\${prefix}/${arg_PYTHON_DESTINATION}/\${package}/__init__.py\")
+        file(RELATIVE_PATH library \"\${prefix}/${arg_PYTHON_DESTINATION}/\${package}\"
+             \"\${prefix}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:${name}>\")
+        file(READ \"\${installed}\" text)
+        string(REGEX REPLACE \"\\n_BUILT_LIBRARY = [^\\n]*\"
+               \"\\n_BUILT_LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), \\\"\${library}\\\")\"
+               text \"\${text}\")
+        file(WRITE \"\${installed}\" \"\${text}\")
+      endforeach()")
+  endif()
+endfunction()
