@@ -92,7 +92,7 @@ function(add_operator_library name)
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
-    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_CHECK_KERNELS ON)
+    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -227,16 +227,27 @@ function(_opgen_finalize name)
   endif()
 endfunction()
 
-# The kernels, checked before the library is linked (or archived): every kernel its registration
-# calls must be defined by its objects, or by the libraries of this project it links, else the
-# build stops with one `ops.yaml:LINE:COL: error: ...` line per missing kernel (opgen library
-# --check-kernels), instead of making a library with undefined symbols. The target property
-# OPGEN_CHECK_KERNELS (ON by default) turns it off, for kernels defined in a library opgen does not
-# read (an imported one). ELF platforms only; an OBJECT library has no link step to check at.
+# The library never links with undefined symbols of its own kernels. First its kernels are checked
+# before it is linked (or archived): every kernel its registration calls must be defined by its
+# objects, or by the libraries of this project it links, else the build stops with one
+# `ops.yaml:LINE:COL: error: ...` line per missing kernel (opgen library --check-kernels). The target
+# property OPGEN_CHECK_KERNELS (ON by default) turns it off, for kernels defined in a library opgen
+# does not read (an imported one). Then a SHARED library links with --no-undefined (libtorch's
+# libraries resolve what the generated code needs), so that any other undefined symbol is the link's
+# error too, not a program's or Python's later; OPGEN_NO_UNDEFINED OFF leaves it out (a library that
+# leaves symbols to whoever loads it, such as Python's C API). ELF platforms only; an OBJECT library
+# has no link step to check at.
 function(_opgen_check_kernels name args)
-  get_target_property(check ${name} OPGEN_CHECK_KERNELS)
+  if(NOT CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF")
+    return()
+  endif()
   get_target_property(type ${name} TYPE)
-  if(NOT check OR NOT type MATCHES "^(SHARED|MODULE|STATIC)_LIBRARY$" OR NOT CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF")
+  get_target_property(no_undefined ${name} OPGEN_NO_UNDEFINED)
+  if(no_undefined AND type STREQUAL "SHARED_LIBRARY")
+    target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  endif()
+  get_target_property(check ${name} OPGEN_CHECK_KERNELS)
+  if(NOT check OR NOT type MATCHES "^(SHARED|MODULE|STATIC)_LIBRARY$")
     return()
   endif()
   _opgen_linked_files(${name} linked)

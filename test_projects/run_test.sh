@@ -175,6 +175,14 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
       { cat "$work/out.log"; fail "the missing kernels are not reported as expected (above)"; }
     ! ls "$build"/libvision.so* >/dev/null 2>&1 || fail "libvision.so was linked despite the missing kernels"
     echo "ok: missing kernels stop the link"
+    # Without the check, the shared library still does not link with an undefined kernel (--no-undefined).
+    printf 'set_target_properties(vision PROPERTIES OPGEN_CHECK_KERNELS OFF)\n' >>"$work/src/CMakeLists.txt"
+    if cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1; then fail "without the check, a library with missing kernels linked"; fi
+    grep -q "undefined reference to .vision::native::box_area(at::Tensor const&)" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no linker error for the missing kernel without the check"; }
+    ! grep -q "is declared but not defined" "$work/out.log" || fail "OPGEN_CHECK_KERNELS OFF still checked"
+    echo "ok: without the check, --no-undefined stops the link"
+    cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
     # Defined as declared again, the kernels pass the check and the library links.
     cp "$here/vision/kernels.cpp" "$work/src/kernels.cpp"
     cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "the fixed kernels do not build"; }
