@@ -120,19 +120,21 @@ TEST(DemangledFunction, NamesAndParameters) {
   using opgen::support::parseDemangledFunction;
   auto parse = [](std::string_view text) {
     auto f = parseDemangledFunction(text);
-    return f ? f->qualified + " | " + f->base + " | " + std::to_string(f->arity) + " | " + f->parameters : "none";
+    return f ? f->qualified + " | " + f->base + " | " + opgen::support::join(f->parameterTypes, "; ") + " | " + f->parameters
+             : "none";
   };
   EXPECT_EQ(parse("vision::native::nms_cpu(at::Tensor const&, at::Tensor const&, double)"),
-            "vision::native::nms_cpu | nms_cpu | 3 | (at::Tensor const&, at::Tensor const&, double)");
+            "vision::native::nms_cpu | nms_cpu | at::Tensor const&; at::Tensor const&; double | (at::Tensor const&, at::Tensor const&, double)");
   EXPECT_EQ(parse("vision::native::stack(c10::ArrayRef<at::Tensor>, std::optional<at::Tensor> const&)"),
-            "vision::native::stack | stack | 2 | (c10::ArrayRef<at::Tensor>, std::optional<at::Tensor> const&)");
-  EXPECT_EQ(parse("f()"), "f | f | 0 | ()");
+            "vision::native::stack | stack | c10::ArrayRef<at::Tensor>; std::optional<at::Tensor> const& | "
+            "(c10::ArrayRef<at::Tensor>, std::optional<at::Tensor> const&)");
+  EXPECT_EQ(parse("f()"), "f | f |  | ()");
   EXPECT_EQ(parse("vision::native::(anonymous namespace)::nms_cpu(double) [clone .isra.0]"),
-            "vision::native::(anonymous namespace)::nms_cpu | nms_cpu | 1 | (double)");
+            "vision::native::(anonymous namespace)::nms_cpu | nms_cpu | double | (double)");
   EXPECT_EQ(parse("std::tuple<at::Tensor, at::Tensor> vision::native::pool<float>(std::map<int, int>, void (*)(int, int))"),
-            "vision::native::pool | pool | 2 | (std::map<int, int>, void (*)(int, int))");
+            "vision::native::pool | pool | std::map<int, int>; void (*)(int, int) | (std::map<int, int>, void (*)(int, int))");
   EXPECT_EQ(parse("vision::native::structured_add_out::impl(at::Tensor const&) const"),
-            "vision::native::structured_add_out::impl | impl | 1 | (at::Tensor const&)");
+            "vision::native::structured_add_out::impl | impl | at::Tensor const& | (at::Tensor const&)");
   EXPECT_EQ(parse("vtable for vision::Node"), "none");
   EXPECT_EQ(parse("vision::native::data"), "none");
   EXPECT_EQ(opgen::support::demangle("_ZN2ns6native7definedEl").value_or("none"), "ns::native::defined(long)");
@@ -194,15 +196,16 @@ void registerAll() {
 struct Check {
   TempDir dir;
   fs::path yaml = dir / "ops.yaml";
+  std::string declarations;  // the registration's text before registerAll()
   fs::path registration;
 
-  Check() {
-    writeFile(yaml, kOps);
-    registration = compile(dir, "register", kRegistration);
+  explicit Check(const std::string& ops = kOps, const std::string& calls = kRegistration) {
+    writeFile(yaml, ops);
+    declarations = calls.substr(0, calls.find("void registerAll"));
+    registration = compile(dir, "register", calls);
   }
   fs::path kernels(const std::string& name, const std::string& definitions, std::vector<std::string> flags = {}) {
-    return compile(dir, name, std::string(kRegistration).substr(0, std::string(kRegistration).find("void registerAll")) +
-                                  definitions, std::move(flags));
+    return compile(dir, name, declarations + definitions, std::move(flags));
   }
   ProcessResult run(const std::vector<fs::path>& files, int torch = 2) {
     std::vector<std::string> argv = {opgenBinary().string(), "library", yaml.string(), "-o", (dir / "out").string(),
@@ -257,6 +260,48 @@ at::Tensor use(const at::Tensor& t) { return demo::native::twice(t); }
       y + ":11:3: error: in 'add.out': structured kernel 'add_out' (CPU) is declared but not defined; expected: "
           "TORCH_IMPL_FUNC(add_out)(const at::Tensor & self, const at::Tensor & other, const at::Tensor & out) in "
           "namespace demo::native",
+      y + ": note: opgen looked for the kernels in 2 files (the library's objects and the libraries of its project "
+          "that it links); kernels defined elsewhere: set the library's target property OPGEN_CHECK_KERNELS to OFF",
+  })) << r.describe();
+}
+
+TEST(KernelCheck, OverloadedKernelsAreToldApartByTheirParameters) {
+  // Three operators, one kernel name: C++ overloads, told apart by the kinds of their parameters
+  // (int64_t/long against double), then by their number.
+  Check c(R"(- func: demo::pick.int(Tensor self, int n) -> Tensor
+  dispatch:
+    CPU: pick_cpu
+- func: demo::pick.float(Tensor self, float x) -> Tensor
+  dispatch:
+    CPU: pick_cpu
+- func: demo::pick.one(Tensor self) -> Tensor
+  dispatch:
+    CPU: pick_cpu
+)",
+          R"(#include <cstdint>
+namespace at { struct Tensor {}; }
+namespace demo::native {
+at::Tensor pick_cpu(const at::Tensor&, int64_t);
+at::Tensor pick_cpu(const at::Tensor&, double);
+at::Tensor pick_cpu(const at::Tensor&);
+}
+void registerAll() {
+  at::Tensor t;
+  demo::native::pick_cpu(t, int64_t{1});
+  demo::native::pick_cpu(t, 1.0);
+  demo::native::pick_cpu(t);
+}
+)");
+  ProcessResult r = c.run({c.registration, c.kernels("kernels", R"(
+at::Tensor demo::native::pick_cpu(const at::Tensor& t, int64_t) { return t; }
+)")});
+  EXPECT_EQ(r.exitCode, 1) << r.describe();
+  const std::string y = c.yaml.string();
+  EXPECT_EQ(lines(r.err), (std::vector<std::string>{
+      y + ":4:3: error: in 'pick.float': kernel 'pick_cpu' (CPU) is declared but not defined; expected: at::Tensor "
+          "demo::native::pick_cpu(const at::Tensor & self, double x)",
+      y + ":7:3: error: in 'pick.one': kernel 'pick_cpu' (CPU) is declared but not defined; expected: at::Tensor "
+          "demo::native::pick_cpu(const at::Tensor & self)",
       y + ": note: opgen looked for the kernels in 2 files (the library's objects and the libraries of its project "
           "that it links); kernels defined elsewhere: set the library's target property OPGEN_CHECK_KERNELS to OFF",
   })) << r.describe();

@@ -319,17 +319,19 @@ std::optional<DemangledFunction> parseDemangledFunction(std::string_view demangl
   const std::size_t lastScope = f.qualified.rfind("::");
   f.base = lastScope == std::string::npos ? f.qualified : f.qualified.substr(lastScope + 2);
   f.parameters = demangled.substr(open, close - open + 1);
-  // Parameters: commas outside nested brackets, in a non-empty list.
+  // Parameters: separated by commas outside nested brackets.
   int depth = 0;
-  bool any = false;
-  for (std::size_t i = open + 1; i < close; ++i) {
+  std::size_t from = open + 1;
+  for (std::size_t i = open + 1; i <= close; ++i) {
     const char c = s[i];
-    if (c == '<' || c == '(' || c == '[') ++depth;
-    else if (c == '>' || c == ')' || c == ']') --depth;
-    else if (c == ',' && depth == 0) ++f.arity;
-    if (c != ' ') any = true;
+    if (c == '<' || c == '[' || (c == '(' && i < close)) ++depth;
+    else if (c == '>' || c == ']' || (c == ')' && i < close)) --depth;
+    else if ((c == ',' && depth == 0) || i == close) {
+      std::string_view type = trim(std::string_view(demangled).substr(from, i - from));
+      if (!type.empty() || c == ',') f.parameterTypes.emplace_back(type);
+      from = i + 1;
+    }
   }
-  if (any) ++f.arity;
   return f;
 }
 

@@ -46,7 +46,8 @@ struct DemangledFunction {
   std::string qualified;   // "vision::native::foo": without return type, template arguments, parameters
   std::string base;        // "foo"
   std::string parameters;  // "(double, at::Tensor const&)"
-  int arity = 0;           // the number of parameters
+  std::vector<std::string> parameterTypes;  // {"double", "at::Tensor const&"}
+  int arity() const { return static_cast<int>(parameterTypes.size()); }
 };
 // Nothing when `demangled` is not a function ("vtable for X", a variable).
 std::optional<DemangledFunction> parseDemangledFunction(std::string_view demangled);

@@ -1,7 +1,7 @@
 #include "dest/library/KernelCheck.h"
 
 #include <algorithm>
-#include <map>
+#include <cctype>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,11 +26,11 @@ bool inTorchNamespace(std::string_view qualified) {
 class KernelList {
  public:
   void add(const model::NativeFunction& f, std::string kind, std::string name, std::string key, std::string qualified,
-           std::string expected, int arity) {
+           std::string expected, std::vector<std::string> parameterTypes) {
     if (inTorchNamespace(qualified)) return;
     const auto [it, fresh] = index_.try_emplace(qualified + '\n' + expected, kernels_.size());
     if (fresh) {
-      kernels_.push_back(LibraryKernel{&f, "", std::move(qualified), std::move(expected), arity});
+      kernels_.push_back(LibraryKernel{&f, "", std::move(qualified), std::move(expected), std::move(parameterTypes)});
       names_.push_back({std::move(kind), std::move(name), {}});
     }
     std::vector<std::string>& keys = names_[it->second].keys;
@@ -56,6 +56,13 @@ class KernelList {
   std::unordered_map<std::string, std::size_t> index_;
 };
 
+// The C++ types of a signature's parameters.
+std::vector<std::string> typesOf(const std::vector<api::Binding>& bindings, api::Libtorch libtorch) {
+  std::vector<std::string> types;
+  for (const api::Binding& b : bindings) types.push_back(b.type(api::Spelling::of(libtorch)));
+  return types;
+}
+
 // The kernels of one item in one backend index (NativeDeclarations' declarationsFor, as symbols).
 void addKernels(const EmitContext& ctx, const model::FunctionOrGroup& item, const model::BackendIndex& index,
                 KernelList& out) {
@@ -70,8 +77,7 @@ void addKernels(const EmitContext& ctx, const model::FunctionOrGroup& item, cons
       return;
     }
     const std::string qualified = m->cppNamespace + "::" + m->kernel;
-    out.add(f, "kernel", m->kernel, key, qualified, sig->defn({.name = qualified}),
-            static_cast<int>(sig->arguments().size()));
+    out.add(f, "kernel", m->kernel, key, qualified, sig->defn({.name = qualified}), typesOf(sig->arguments(), libtorch));
   };
   if (const auto* f = std::get_if<const model::NativeFunction*>(&item)) {
     addUnstructured(**f);
@@ -83,7 +89,7 @@ void addKernels(const EmitContext& ctx, const model::FunctionOrGroup& item, cons
   if (m != nullptr && m->structured) {
     const api::StructuredImplSignature impl(g, m->kernel, libtorch);
     out.add(*g.out, "structured kernel", m->kernel, key, m->cppNamespace + "::structured_" + m->kernel + "::impl",
-            impl.defn() + " in namespace " + m->cppNamespace, static_cast<int>(impl.arguments().size()));
+            impl.defn() + " in namespace " + m->cppNamespace, typesOf(impl.arguments(), libtorch));
     return;
   }
   for (const model::NativeFunction* f : g.functions()) addUnstructured(*f);
@@ -97,15 +103,39 @@ void addMeta(const EmitContext& ctx, const model::NativeFunctionsGroup& g, Kerne
   out.add(*g.out, "meta function", name, "", ctx.metaNamespace + "::structured_" + name + "::meta",
           macro + name + ")(" + api::joinDefns(args, api::Spelling::of(ctx.libtorch())) + ") in namespace " +
               ctx.metaNamespace,
-          static_cast<int>(args.size()));
+          typesOf(args, ctx.libtorch()));
 }
 
-// A symbol the objects refer to that no file defines, demangled.
-struct Unresolved {
-  std::string mangled;
-  support::DemangledFunction function;
-  std::string text;
-};
+// What kind of value a C++ parameter type holds, coarsely, whoever spells it (opgen's
+// `const at::Tensor &` and `::std::optional<int64_t>`, or a demangler's `at::Tensor const&` and
+// `std::optional<long>`): enough to tell apart the kernels of operator overloads that share a name and
+// a number of parameters, whose schemas differ in their argument types.
+std::string typeKind(std::string_view type) {
+  std::string t(type);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  auto has = [&](std::string_view word) { return t.find(word) != std::string::npos; };
+  std::string kind = "other";
+  if (has("tensor")) kind = "tensor";
+  else if (has("scalartype")) kind = "scalartype";
+  else if (has("scalar")) kind = "scalar";
+  else if (has("string")) kind = "str";
+  else if (has("layout") || has("device") || has("memoryformat") || has("generator") || has("dimname") ||
+           has("storage") || has("stream"))
+    kind = "object";
+  else if (has("double") || has("float")) kind = "float";
+  else if (has("bool")) kind = "bool";
+  else if (has("long") || has("int")) kind = "int";
+  if (has("arrayref") || has("list") || has("array<") || has("vector")) kind += "[]";
+  if (has("optional")) kind += "?";
+  return kind;
+}
+
+bool sameKinds(const std::vector<std::string>& expected, const std::vector<std::string>& demangled) {
+  if (expected.size() != demangled.size()) return false;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (typeKind(expected[i]) != typeKind(demangled[i])) return false;
+  return true;
+}
 
 // The mangled form of an identifier, "<length><name>": a cheap test of whether a symbol may name it.
 std::string mangledIdentifier(const std::string& name) { return std::to_string(name.size()) + name; }
@@ -162,10 +192,12 @@ void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::v
   std::unordered_map<std::string, std::vector<std::size_t>> byName;  // qualified name -> kernels
   for (std::size_t i = 0; i < kernels.size(); ++i) byName[kernels[i].qualified].push_back(i);
 
-  // The unresolved references to kernels, by kernel; one whose kernel is ambiguous (overloads of one
-  // name with as many parameters) goes to the first, with the compiler's spelling as the expectation.
-  std::vector<std::vector<Unresolved>> missing(kernels.size());
-  std::vector<std::string> compilerSpelling(kernels.size());
+  // The unresolved references to kernels, by kernel. Overloads of one name (kernels of several
+  // operators) are told apart by the kinds of their parameters, then by their number; when that is
+  // not enough, the reference goes to the first of them without one, and the expectation is the
+  // compiler's spelling, naming the operators whose kernel it may be.
+  std::vector<std::vector<support::DemangledFunction>> missing(kernels.size());
+  std::vector<std::string> ambiguous(kernels.size());
   std::set<std::string> seen;
   for (const SymbolFile& f : files) {
     for (const std::string& symbol : f.symbols.undefined) {
@@ -176,12 +208,19 @@ void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::v
       if (!fn) continue;
       auto it = byName.find(fn->qualified);
       if (it == byName.end()) continue;
-      std::vector<std::size_t> sameArity;
-      for (std::size_t k : it->second)
-        if (kernels[k].arity == fn->arity) sameArity.push_back(k);
-      const std::size_t k = sameArity.empty() ? it->second.front() : sameArity.front();
-      if (it->second.size() > 1 && sameArity.size() != 1) compilerSpelling[k] = *text;
-      missing[k].push_back({symbol, *fn, *text});
+      std::vector<std::size_t> candidates, sameArity;
+      for (std::size_t k : it->second) {
+        if (sameKinds(kernels[k].parameterTypes, fn->parameterTypes)) candidates.push_back(k);
+        if (static_cast<int>(kernels[k].parameterTypes.size()) == fn->arity()) sameArity.push_back(k);
+      }
+      if (candidates.empty()) candidates = sameArity.empty() ? it->second : sameArity;
+      auto free = std::find_if(candidates.begin(), candidates.end(), [&](std::size_t k) { return missing[k].empty(); });
+      const std::size_t k = free == candidates.end() ? candidates.front() : *free;
+      if (candidates.size() > 1)
+        ambiguous[k] = *text + " (the overload, among those of " + support::joinMapped(candidates, ", ", [&](std::size_t c) {
+                         return "'" + kernels[c].function->func.name.str() + "'";
+                       }) + ", that the objects call)";
+      missing[k].push_back(*fn);
     }
   }
   bool any = false;
@@ -190,8 +229,8 @@ void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::v
     any = true;
     const LibraryKernel& kernel = kernels[k];
     std::string message = kernel.what + " is declared but not defined; expected: " +
-                          (compilerSpelling[k].empty() ? kernel.expected : compilerSpelling[k]);
-    const std::vector<std::string> instead = definedInstead(missing[k].front().function.base, files, referenced);
+                          (ambiguous[k].empty() ? kernel.expected : ambiguous[k]);
+    const std::vector<std::string> instead = definedInstead(missing[k].front().base, files, referenced);
     if (!instead.empty()) message += "; found instead: " + support::join(instead, ", and ");
     model::reportError(diags, *kernel.function, message);
   }

@@ -26,7 +26,7 @@ struct LibraryKernel {
   std::string what;       // "kernel 'nms_cpu' (CPU)", "meta function 'scale_add'"
   std::string qualified;  // the demangled name without parameters: "vision::native::nms_cpu"
   std::string expected;   // the definition's head to write, with its namespace
-  int arity = 0;          // its number of parameters
+  std::vector<std::string> parameterTypes;  // as the expectation spells them
 };
 
 // Every kernel the library's NativeFunctions.h declares (each once, the dispatch keys that use it
