@@ -11,7 +11,9 @@
 # anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
 # Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
 # call torch.ops.NS, loading the library on import. DERIVATIVES gives operators autograd: the
-# backward (and forward-mode) formulas in torchgen's derivatives.yaml format.
+# backward (and forward-mode) formulas in torchgen's derivatives.yaml format. The library's kernels
+# are checked before it is linked, and a SHARED one links with --no-undefined (see
+# _opgen_protect_link; the target properties OPGEN_CHECK_KERNELS and OPGEN_NO_UNDEFINED turn them off).
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 
@@ -214,7 +216,7 @@ function(_opgen_finalize name)
       set_source_files_properties("${source}" TARGET_DIRECTORY ${name} PROPERTIES UNITY_GROUP "${group}")
     endforeach()
   endif()
-  _opgen_check_kernels(${name} "${args}")
+  _opgen_protect_link(${name} "${args}")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
   _opgen_require_cxx_standard(${name})
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
@@ -237,7 +239,7 @@ endfunction()
 # error too, not a program's or Python's later; OPGEN_NO_UNDEFINED OFF leaves it out (a library that
 # leaves symbols to whoever loads it, such as Python's C API). ELF platforms only; an OBJECT library
 # has no link step to check at.
-function(_opgen_check_kernels name args)
+function(_opgen_protect_link name args)
   if(NOT CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF")
     return()
   endif()
@@ -271,8 +273,13 @@ function(_opgen_linked_files name out)
   endforeach()
   set(seen ${name})
   get_target_property(queue ${name} LINK_LIBRARIES)
-  while(queue)
+  if(NOT queue)
+    set(queue "")
+  endif()
+  list(LENGTH queue left)
+  while(left GREATER 0)
     list(POP_FRONT queue lib)
+    list(LENGTH queue left)
     if(lib MATCHES "^\\$<(LINK_ONLY|BUILD_INTERFACE):([^>]+)>$")
       set(lib "${CMAKE_MATCH_2}")
     endif()
@@ -297,6 +304,7 @@ function(_opgen_linked_files name out)
     get_target_property(next "${lib}" INTERFACE_LINK_LIBRARIES)
     if(next)
       list(APPEND queue ${next})
+      list(LENGTH queue left)
     endif()
   endwhile()
   set(${out} "${files}" PARENT_SCOPE)
