@@ -12,7 +12,9 @@
 # anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
 # Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
 # call torch.ops.NS, loading the library on import. DERIVATIVES gives operators autograd: the
-# backward (and forward-mode) formulas in torchgen's derivatives.yaml format.
+# backward (and forward-mode) formulas in torchgen's derivatives.yaml format. The library's kernels
+# are checked before it is linked, and a SHARED one links with --no-undefined (see
+# _opgen_protect_link; the target properties OPGEN_CHECK_KERNELS and OPGEN_NO_UNDEFINED turn them off).
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects (see the file).
@@ -95,7 +97,7 @@ function(add_operator_library name)
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
-    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}")
+    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -217,6 +219,7 @@ function(_opgen_finalize name)
       set_source_files_properties("${source}" TARGET_DIRECTORY ${name} PROPERTIES UNITY_GROUP "${group}")
     endforeach()
   endif()
+  _opgen_protect_link(${name} "${args}")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
   _opgen_require_cxx_standard(${name})
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
@@ -229,6 +232,87 @@ function(_opgen_finalize name)
     target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:-Wl,--push-state,--no-as-needed>"
                           "$<BUILD_INTERFACE:$<TARGET_FILE:${name}>>" "$<BUILD_INTERFACE:-Wl,--pop-state>")
   endif()
+endfunction()
+
+# The library never links with undefined symbols of its own kernels. First its kernels are checked
+# before it is linked (or archived): every kernel its registration calls must be defined by its
+# objects, or by the libraries of this project it links, else the build stops with one
+# `ops.yaml:LINE:COL: error: ...` line per missing kernel (opgen library --check-kernels). The target
+# property OPGEN_CHECK_KERNELS (ON by default) turns it off, for kernels defined in a library opgen
+# does not read (an imported one). Then a SHARED library links with --no-undefined (libtorch's
+# libraries resolve what the generated code needs), so that any other undefined symbol is the link's
+# error too, not a program's or Python's later; OPGEN_NO_UNDEFINED OFF leaves it out (a library that
+# leaves symbols to whoever loads it, such as Python's C API). ELF platforms only; an OBJECT library
+# has no link step to check at.
+function(_opgen_protect_link name args)
+  if(NOT CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF")
+    return()
+  endif()
+  get_target_property(type ${name} TYPE)
+  get_target_property(no_undefined ${name} OPGEN_NO_UNDEFINED)
+  if(no_undefined AND type STREQUAL "SHARED_LIBRARY")
+    target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  endif()
+  get_target_property(check ${name} OPGEN_CHECK_KERNELS)
+  if(NOT check OR NOT type MATCHES "^(SHARED|MODULE|STATIC)_LIBRARY$")
+    return()
+  endif()
+  _opgen_linked_files(${name} linked)
+  add_custom_command(TARGET ${name} PRE_LINK
+    COMMAND OpGen::opgen library ${args} --check-kernels "$<TARGET_OBJECTS:${name}>" ${linked}
+    COMMENT "opgen: checking the kernels of ${name}"
+    COMMAND_EXPAND_LISTS VERBATIM)
+endfunction()
+
+# The files whose definitions the kernel check of NAME counts besides NAME's objects: the objects
+# among its sources, and the libraries of this project that it links, directly or through others
+# (archives and shared libraries by their files, object libraries by their objects). Imported
+# libraries (libtorch, or one found elsewhere), paths and flags are not read.
+function(_opgen_linked_files name out)
+  set(files "")
+  get_target_property(sources ${name} SOURCES)
+  foreach(source IN LISTS sources)
+    if(source MATCHES "^\\$<TARGET_OBJECTS:[^>]+>$" OR source MATCHES "\\.(o|obj)$")
+      list(APPEND files "${source}")
+    endif()
+  endforeach()
+  set(seen ${name})
+  get_target_property(queue ${name} LINK_LIBRARIES)
+  if(NOT queue)
+    set(queue "")
+  endif()
+  list(LENGTH queue left)
+  while(left GREATER 0)
+    list(POP_FRONT queue lib)
+    list(LENGTH queue left)
+    if(lib MATCHES "^\\$<(LINK_ONLY|BUILD_INTERFACE):([^>]+)>$")
+      set(lib "${CMAKE_MATCH_2}")
+    endif()
+    if(NOT TARGET "${lib}")
+      continue()
+    endif()
+    get_target_property(aliased "${lib}" ALIASED_TARGET)
+    if(aliased)
+      set(lib "${aliased}")
+    endif()
+    get_target_property(imported "${lib}" IMPORTED)
+    if(lib IN_LIST seen OR imported)
+      continue()
+    endif()
+    list(APPEND seen "${lib}")
+    get_target_property(type "${lib}" TYPE)
+    if(type MATCHES "^(STATIC|SHARED|MODULE)_LIBRARY$")
+      list(APPEND files "$<TARGET_FILE:${lib}>")
+    elseif(type STREQUAL "OBJECT_LIBRARY")
+      list(APPEND files "$<TARGET_OBJECTS:${lib}>")
+    endif()
+    get_target_property(next "${lib}" INTERFACE_LINK_LIBRARIES)
+    if(next)
+      list(APPEND queue ${next})
+      list(LENGTH queue left)
+    endif()
+  endwhile()
+  set(${out} "${files}" PARENT_SCOPE)
 endfunction()
 
 # The C++ standard a library's code needs, as a usage requirement (PUBLIC: the targets that include

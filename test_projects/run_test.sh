@@ -8,7 +8,8 @@
 #   run_test.sh install    GENERATOR PREFIX WORK        install_operator_library: the installed library
 #                                                       serves test_projects/consumer and Python
 #   run_test.sh incremental GENERATOR PREFIX WORK       what each kind of edit rebuilds (see below)
-#   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls and a bad YAML: clear failures
+#   run_test.sh errors     GENERATOR PREFIX WORK        bad CMake calls, a bad YAML, missing kernels:
+#                                                       clear failures
 #   run_test.sh derivatives GENERATOR PREFIX WORK       test_projects/autograd: a bad derivatives.yaml
 #                                                       fails the build; an edited formula rebuilds
 #   run_test.sh backend    GENERATOR PREFIX WORK        opgen backend's files (tool/test/data/backend_conformance/
@@ -184,6 +185,45 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error from the generator"; }
     echo "ok: yaml error from the generation step"
+    # A kernel the YAML declares but kernels.cpp does not define (box_area), and one defined with
+    # other parameters (nms_cpu, float for double): the library is not linked, and the build says so
+    # with one line per kernel at its YAML entry (add_operator_library's kernel check).
+    for f in CMakeLists.txt ops.yaml kernels.cpp; do cp "$here/vision/$f" "$work/src/$f"; done
+    sed -i '/^at::Tensor box_area(/,/^}/d' "$work/src/kernels.cpp"
+    sed -i 's/^\(at::Tensor nms_cpu(.*\)double iou_threshold) {$/\1float iou_threshold) {/' "$work/src/kernels.cpp"
+    grep -q "float iou_threshold) {" "$work/src/kernels.cpp" || fail "the test's edit of kernels.cpp did not apply"
+    rm -rf "$build"
+    configure >/dev/null
+    if cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1; then fail "a library with missing kernels built"; fi
+    yaml=$work/src/ops.yaml
+    expected="$yaml:4:3: error: in 'nms': kernel 'nms_cpu' (CPU) is declared but not defined; expected: at::Tensor vision::native::nms_cpu(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold); found instead: vision::native::nms_cpu(at::Tensor const&, at::Tensor const&, float)
+$yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) is declared but not defined; expected: at::Tensor vision::native::box_area(const at::Tensor & boxes)"
+    [[ $(grep -E ": error: " "$work/out.log") == "$expected" ]] ||
+      { cat "$work/out.log"; fail "the missing kernels are not reported as expected (above)"; }
+    ! ls "$build"/libvision.so* >/dev/null 2>&1 || fail "libvision.so was linked despite the missing kernels"
+    echo "ok: missing kernels stop the link"
+    # Without the check, the shared library still does not link with an undefined kernel (--no-undefined).
+    printf 'set_target_properties(vision PROPERTIES OPGEN_CHECK_KERNELS OFF)\n' >>"$work/src/CMakeLists.txt"
+    if cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1; then fail "without the check, a library with missing kernels linked"; fi
+    grep -q "undefined reference to .vision::native::box_area(at::Tensor const&)" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no linker error for the missing kernel without the check"; }
+    ! grep -q "is declared but not defined" "$work/out.log" || fail "OPGEN_CHECK_KERNELS OFF still checked"
+    echo "ok: without the check, --no-undefined stops the link"
+    cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
+    # Defined as declared again, nms_cpu in kernels.cpp and box_area in a static library of the
+    # project that vision links: the check reads that library too, and the library links.
+    cp "$here/vision/kernels.cpp" "$work/src/kernels.cpp"
+    sed -i '/^at::Tensor box_area(/,/^}/d' "$work/src/kernels.cpp"
+    printf '%s\n' '#include <ATen/ATen.h>' 'namespace vision::native {' \
+      'at::Tensor box_area(const at::Tensor& b) { return (b.select(1, 2) - b.select(1, 0)) * (b.select(1, 3) - b.select(1, 1)); }' \
+      '}' >"$work/src/box_area.cpp"
+    printf '%s\n' 'add_library(vision_box_area STATIC box_area.cpp)' \
+      'set_target_properties(vision_box_area PROPERTIES POSITION_INDEPENDENT_CODE ON)' \
+      'target_link_libraries(vision_box_area PRIVATE torch)' 'target_link_libraries(vision PRIVATE vision_box_area)' \
+      'if(Torch_VERSION VERSION_GREATER_EQUAL 2)' '  set_target_properties(vision_box_area PROPERTIES CXX_STANDARD 20)' \
+      'endif()' >>"$work/src/CMakeLists.txt"
+    cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "the fixed kernels do not build"; }
+    echo "ok: the fixed kernels link, one of them from a library of the project"
     ;;
   derivatives)
     configure >/dev/null
@@ -242,5 +282,5 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     compile "$work/structured" "$work/structured/kernels.cpp"
     echo "ok: structured kernels compile"
     ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
 esac

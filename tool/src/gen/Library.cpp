@@ -10,11 +10,13 @@
 
 #include "api/LibraryRules.h"
 #include "dest/common/ApiTable.h"
+#include "dest/library/KernelCheck.h"
 #include "dest/library/Library.h"
 #include "gen/Command.h"
 #include "gen/FileManager.h"
 #include "gen/Load.h"
 #include "gen/Selector.h"
+#include "support/ObjectSymbols.h"
 #include "support/OutputSink.h"
 #include "support/Strings.h"
 
@@ -78,8 +80,32 @@ Options:
   --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build
                            tool; needs --stamp (the target it names)
   --depfile-outputs        list the outputs among those dependencies too (Unix Makefiles)
+  --check-kernels FILE...  generate nothing: check that the FILEs (every argument after this option:
+                           the library's objects, and archives or shared libraries it links) define
+                           every kernel the library's registration calls, as the linker will need
+                           them; one error per missing kernel, at its YAML entry (what
+                           add_operator_library runs before linking the library)
   -h, --help               this text
 )";
+
+// --check-kernels: the files' symbols against the kernels the library's registration calls.
+bool checkKernels(const std::vector<std::string>& paths, const dest::EmitContext& ctx, const LibraryOptions& options,
+                  support::Diagnostics& diags) {
+  std::vector<dest::SymbolFile> files;
+  for (const std::string& path : paths) {
+    support::Expected<support::ObjectSymbols> symbols = support::readObjectSymbols(path);
+    if (!symbols) {
+      diags.error(support::SourceLoc{path}, "cannot read its symbols: " + symbols.error().message);
+      continue;
+    }
+    files.push_back({path, symbols.take()});
+  }
+  if (diags.hasErrors()) return false;
+  const std::vector<dest::LibraryKernel> kernels = dest::libraryKernels(ctx);
+  if (diags.hasErrors()) return false;
+  dest::checkLibraryKernels(kernels, files, {options.yamlPath, 0, 0}, diags);
+  return !diags.hasErrors();
+}
 
 // --describe's JSON.
 nlohmann::ordered_json describe(const dest::LibraryFiles& files) {
@@ -136,6 +162,11 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     if (a == "--describe") { o.describe = true; continue; }
     if (a == "--depfile-outputs") { o.depfileOutputs = true; continue; }
     if (a == "--python-module") { o.pythonModule = true; continue; }
+    if (a == "--check-kernels") {
+      o.checkKernels.emplace(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      if (o.checkKernels->empty()) return support::makeError("--check-kernels needs the files to check");
+      break;
+    }
     if (a.empty() || a[0] != '-') {
       if (!o.yamlPath.empty()) return support::makeError("unexpected argument '" + a + "' (one YAML only)");
       o.yamlPath = a;
@@ -174,7 +205,8 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
   }
   if (o.yamlPath.empty()) return support::makeError("missing YAML (the library's native_functions.yaml)");
   if (o.outputDir.empty()) return support::makeError("missing -o OUTPUT_DIR");
-  if (o.templateDir.empty() && !o.describe) return support::makeError("missing --templates DIR");
+  if (o.describe && o.checkKernels) return support::makeError("--describe and --check-kernels do not go together");
+  if (o.templateDir.empty() && !o.describe && !o.checkKernels) return support::makeError("missing --templates DIR");
   if (o.depfile && !o.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
   if (o.depfileOutputs && !o.depfile) return support::makeError("--depfile-outputs needs --depfile FILE");
   return o;
@@ -239,6 +271,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                         .diags = diags,
                         .api = api,
                         .metaNamespace = *ns + "::meta"};
+  if (options.checkKernels) return checkKernels(*options.checkKernels, ctx, options, diags);
 
   TemplateCache templates(diags);
   support::MemorySink memory(diags);

@@ -33,6 +33,9 @@ struct LibraryOptions {
   std::optional<std::string> stamp;          // touched after every successful run
   bool depfileOutputs = false;               // list the outputs in the depfile too (Makefiles: a
                                              // deleted output then re-runs the command)
+  // --check-kernels FILE...: generate nothing; check that these objects, archives and shared
+  // libraries define every kernel the library's registration calls (dest/library/KernelCheck.h).
+  std::optional<std::vector<std::string>> checkKernels;
   bool help = false;
 };
 
