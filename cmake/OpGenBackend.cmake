@@ -15,47 +15,66 @@
 # calls _opgen_add_backend_library when the second argument is YAML.
 include_guard(GLOBAL)
 
-# The glob patterns, relative to a folder, under which a PyTorch installation keeps torchgen's copy of
-# ATen's inputs (torchgen/packaged/ATen/native/native_functions.yaml): pip and conda put torchgen beside
-# torch (site-packages/torch/share/cmake/Torch is Torch_DIR), Debian in /usr/lib/python3/dist-packages
-# (Torch_DIR is /usr/lib/<triplet>/cmake/Torch).
+# Where a PyTorch installation keeps torchgen's copy of ATen's inputs
+# (torchgen/packaged/ATen/native/native_functions.yaml), as glob patterns relative to a folder above
+# Torch_DIR: pip and conda put the Python package torchgen beside torch, whose
+# share/cmake/Torch is Torch_DIR (site-packages is 4 levels up); Debian puts it in
+# /usr/lib/python3/dist-packages (Torch_DIR is /usr/lib/<triplet>/cmake/Torch, 3 levels down from
+# /usr/lib).
 set(_OPGEN_TORCHGEN_PATTERNS
     "torchgen"
     "python3*/*-packages/torchgen"
     "lib/python3*/*-packages/torchgen"
     CACHE INTERNAL "")
 
-# Sets OUT to the native_functions.yaml of the PyTorch find_package(Torch) found, searched in the folders
-# above Torch_DIR (nearest first); fails naming every place it looked.
+# Sets OUT to the native_functions.yaml of the PyTorch find_package(Torch) found: searched in Torch_DIR
+# and the 4 folders above it (nearest first, not the file system's root, so as not to take another
+# installation's), skipping a torchgen whose torch/version.py beside it names another major.minor
+# version than Torch_VERSION. Fails naming every place it looked.
 function(_opgen_find_native_functions who out)
   if(NOT Torch_DIR)
     message(FATAL_ERROR "${who}: NATIVE_FUNCTIONS is not given and find_package(Torch) has not run: call "
                         "find_package(Torch) before add_dispatch_backend, or give NATIVE_FUNCTIONS file")
   endif()
+  set(want "")
+  if(Torch_VERSION MATCHES "^([0-9]+)\\.([0-9]+)")
+    set(want "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+  endif()
   get_filename_component(dir "${Torch_DIR}" ABSOLUTE)
   set(searched "")
-  while(TRUE)
-    foreach(pattern IN LISTS _OPGEN_TORCHGEN_PATTERNS)
-      set(rel "${pattern}/packaged/ATen/native/native_functions.yaml")
-      string(REGEX REPLACE "/$" "" base "${dir}")
-      list(APPEND searched "${base}/${rel}")
-      file(GLOB found LIST_DIRECTORIES false "${base}/${rel}")
-      if(found)
-        list(SORT found)
-        list(GET found 0 first)
-        set(${out} "${first}" PARENT_SCOPE)
-        return()
-      endif()
-    endforeach()
+  foreach(level RANGE 4)
     get_filename_component(parent "${dir}" DIRECTORY)
-    if(parent STREQUAL dir)
+    if(parent STREQUAL dir)  # the root
       break()
     endif()
+    foreach(pattern IN LISTS _OPGEN_TORCHGEN_PATTERNS)
+      set(glob "${dir}/${pattern}/packaged/ATen/native/native_functions.yaml")
+      list(APPEND searched "${glob}")
+      file(GLOB found LIST_DIRECTORIES false "${glob}")
+      list(SORT found)
+      foreach(candidate IN LISTS found)
+        # .../torchgen/packaged/ATen/native/native_functions.yaml -> .../torch/version.py
+        string(REGEX REPLACE "torchgen/packaged/ATen/native/native_functions\\.yaml$" "torch/version.py" version_py "${candidate}")
+        set(has "")
+        if(want AND EXISTS "${version_py}")
+          file(STRINGS "${version_py}" line REGEX "^__version__ *= *['\"][0-9]+\\.[0-9]+")
+          if(line MATCHES "['\"]([0-9]+)\\.([0-9]+)")
+            set(has "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+          endif()
+        endif()
+        if(has AND NOT has STREQUAL want)
+          list(APPEND searched "  skipped ${candidate}: ${version_py} says ${has}, the Torch found is ${Torch_VERSION}")
+          continue()
+        endif()
+        set(${out} "${candidate}" PARENT_SCOPE)
+        return()
+      endforeach()
+    endforeach()
     set(dir "${parent}")
-  endwhile()
+  endforeach()
   list(JOIN searched "\n  " searched)
-  message(FATAL_ERROR "${who}: no native_functions.yaml found for the PyTorch of Torch_DIR=${Torch_DIR} (it "
-                      "comes with PyTorch's Python package torchgen; Debian: python3-torch). Looked for:\n  ${searched}\n"
+  message(FATAL_ERROR "${who}: no native_functions.yaml found for the PyTorch of Torch_DIR=${Torch_DIR} (it comes "
+                      "with PyTorch's Python package torchgen; Debian: python3-torch). Looked for:\n  ${searched}\n"
                       "Give NATIVE_FUNCTIONS file (and TAGS file unless tags.yaml is beside it).")
 endfunction()
 
