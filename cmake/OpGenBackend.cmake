@@ -164,15 +164,18 @@ function(_opgen_add_backend_library name)
 
   if(type STREQUAL "STATIC")
     # Nothing references the registration files' objects: in an archive the linker would drop them.
-    # They are an object library of their own, whose objects every target linking NAME links.
+    # They are an object library of their own, whose objects every target linking NAME links (as its
+    # own objects, ahead of the archive that has the kernels).
     set(registrations ${name}_registrations)
-    add_library(${registrations} OBJECT ${sources} "${stamp}")
-    add_library(${name} STATIC ${arg_SOURCES} "${stamp}")
+    add_library(${registrations} OBJECT ${sources})
+    add_library(${name} STATIC ${arg_SOURCES})
     target_sources(${name} INTERFACE "$<TARGET_OBJECTS:${registrations}>")
-    foreach(t ${registrations} ${name})
-      set_target_properties(${t} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-    endforeach()
-    # The registration files call the kernels and need the library's usage requirements (torch).
+    # Two targets use the generated files: one target runs the generation, both wait for it.
+    add_custom_target(${name}_generate DEPENDS "${stamp}")
+    add_dependencies(${registrations} ${name}_generate)
+    add_dependencies(${name} ${name}_generate)
+    set_target_properties(${registrations} ${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    # The registration files call the kernels with the library's usage requirements (torch's).
     target_link_libraries(${registrations} PRIVATE $<TARGET_PROPERTY:${name},INTERFACE_LINK_LIBRARIES>)
     target_include_directories(${registrations} PRIVATE "${outdir}")
     _opgen_require_cxx_standard(${registrations})

@@ -223,6 +223,14 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
+    echo "== a static library: linking it registers the kernels (the C++ test passes)"
+    static=$work/build-static
+    cmake -S "$work/src" -B "$static" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" -DHOSTDEV_STATIC=ON >/dev/null
+    cmake --build "$static" -j "$jobs" >/dev/null
+    [[ -f $static/libhostdev.a ]] || fail "no static libhostdev.a"
+    ctest --test-dir "$static" --output-on-failure || fail "the C++ test fails against the static library"
+    [[ $(cmake --build "$static" 2>&1 | grep -cE "Building CXX|opgen: generating") == 0 ]] ||
+      fail "a second build of the static library did work"
     gen=$build/hostdev_generated
     mtimes() { (cd "$gen" && find . \( -name '*.h' -o -name '*.cpp' \) -printf '%P %T@\n' | sort); }
     changed_since() { diff <(echo "$1") <(mtimes) | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true; }
