@@ -223,12 +223,12 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
-    echo "== a static library: linking it registers the kernels (the C++ test passes)"
+    echo "== a static library: linking it registers the kernels (the C++ tests pass)"
     static=$work/build-static
     cmake -S "$work/src" -B "$static" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" -DHOSTDEV_STATIC=ON >/dev/null
     cmake --build "$static" -j "$jobs" >/dev/null
     [[ -f $static/libhostdev.a ]] || fail "no static libhostdev.a"
-    ctest --test-dir "$static" --output-on-failure || fail "the C++ test fails against the static library"
+    ctest --test-dir "$static" --output-on-failure || fail "the C++ tests fail against the static library"
     [[ $(cmake --build "$static" 2>&1 | grep -cE "Building CXX|opgen: generating") == 0 ]] ||
       fail "a second build of the static library did work"
     gen=$build/hostdev_generated
