@@ -153,10 +153,16 @@ function(_opgen_add_backend_library name)
 
   set(stamp "${outdir}/opgen.stamp")
   set(depfile "${outdir}/opgen.d")
+  set(extra "")
+  if(CMAKE_GENERATOR MATCHES "Make")
+    # Make does not re-run a command whose byproduct is missing: with the outputs among the stamp's
+    # dependencies, a deleted output re-runs the generator. (Ninja re-runs it by itself.)
+    set(extra --depfile-outputs)
+  endif()
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS ${outputs}
-    COMMAND OpGen::opgen backend ${args} --stamp "${stamp}" --depfile "${depfile}"
+    COMMAND OpGen::opgen backend ${args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
     DEPENDS OpGen::opgen "${yaml}" "${native_functions}" ${tags}
     DEPFILE "${depfile}"
     COMMENT "opgen: generating backend ${name} from ${arg_YAML}"

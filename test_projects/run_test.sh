@@ -278,6 +278,13 @@ PY
     build_log >/dev/null
     [[ -z $(compiled) && $(generated) == 0 ]] || fail "the build after adding an operator did work: $(compiled)"
 
+    echo "== a deleted output comes back"
+    rm "$gen/RegisterPrivateUse1.cpp"
+    build_log >/dev/null
+    [[ -f $gen/RegisterPrivateUse1.cpp && $(generated) == 1 ]] || fail "RegisterPrivateUse1.cpp did not come back"
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "the build after restoring did work: $(compiled)"
+
     echo "== a backend YAML error at build time: opgen's FILE:LINE:COL line"
     sed -i 's/^  - sub.Tensor$/  - sub.Tensr/' "$work/src/backend.yaml"
     if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad backend.yaml built"; fi
@@ -335,7 +342,9 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
     cp "$work/CMakeLists.orig" "$work/src/CMakeLists.txt"
     printf 'include(%s)\n%s\n' "$work/version.cmake" "$fake_torch" >>"$work/src/CMakeLists.txt"
     configure >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "a pip-like installation's native_functions.yaml was not found"; }
-    grep -qF -- "--native-functions $pip/torchgen/packaged/ATen/native/native_functions.yaml" "$build/build.ninja" ||
+    # The generation command, in build.ninja or a build.make.
+    grep -rqF --include=build.ninja --include=build.make -- \
+      "--native-functions $pip/torchgen/packaged/ATen/native/native_functions.yaml" "$build" ||
       fail "the pip-like installation's native_functions.yaml is not the one used"
     echo "ok: a pip-like installation"
     # ... whose torch/version.py names another version than the Torch found: not taken.

@@ -28,6 +28,7 @@ using argparse::Arity;
 enum class Id {
   Help, SourceYaml, OutputDir, DryRun, ImplPath,
   SourcePath, NativeFunctions, Tags, SkipMissingOperators, IncludePrefix, TorchVersion, ListOutputs, Stamp, Depfile,
+  DepfileOutputs,
 };
 
 #define O(id) static_cast<int>(Id::id)
@@ -47,6 +48,7 @@ const std::vector<argparse::Option>& specs() {
       {O(ListOutputs), Arity::Flag, {"--list-outputs"}},
       {O(Stamp), Arity::One, {"--stamp"}},
       {O(Depfile), Arity::One, {"--depfile"}},
+      {O(DepfileOutputs), Arity::Flag, {"--depfile-outputs"}},
   };
   return table;
 }
@@ -78,6 +80,7 @@ std::string takeAction(const argparse::Option& option, std::vector<std::string> 
     case Id::ListOutputs: o.listOutputs = true; break;
     case Id::Stamp: o.stamp = one(); break;
     case Id::Depfile: o.depfile = one(); break;
+    case Id::DepfileOutputs: o.depfileOutputs = true; break;
   }
   return "";
 }
@@ -116,6 +119,8 @@ Beyond torchgen:
   --list-outputs                     Print the files a run would write, one per line, and stop.
   --stamp FILE                       Touch FILE after a successful run.
   --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool.
+  --depfile-outputs                  List the outputs among those dependencies too (Unix Makefiles,
+                                     which does not re-run a command whose byproduct was deleted).
 
 Per-operator options (beyond torchgen): an entry of `supported:` may be written
 `- maximum.out: {structured: true}`.
@@ -248,6 +253,8 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
       deps.push_back(tagsPath);
     deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
     deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
+    if (options.depfileOutputs)
+      for (const std::string& file : dest::backendFiles(*yaml)) deps.push_back((fs::path(options.outputDir) / file).string());
     if (!writeTextFile(*options.depfile, support::makeDepfile({*options.stamp}, deps), diags)) return false;
   }
   if (options.stamp && !writeTextFile(*options.stamp, "", diags)) return false;
