@@ -10,7 +10,8 @@
 # Linking NAME (or loading it, for MODULE) registers the kernels. ATen's operators come from
 # NATIVE_FUNCTIONS, by default the native_functions.yaml of the PyTorch that find_package(Torch) found
 # (its torchgen package's copy), with TAGS (default: the tags.yaml beside it). The code is spelled for
-# TORCH_VERSION, by default the version find_package(Torch) found.
+# TORCH_VERSION, by default the version find_package(Torch) found. The target properties
+# OPGEN_BACKEND_YAML and OPGEN_BACKEND_OUTPUT_DIR say where the YAML and the generated files are.
 # add_dispatch_backend(LIBRARY KEY ...), for operator libraries, is in OpGenFunctions.cmake, which
 # calls _opgen_add_backend_library when the second argument is YAML.
 include_guard(GLOBAL)
@@ -193,7 +194,8 @@ function(_opgen_add_backend_library name)
       target_link_libraries(${name} INTERFACE "-Wl,--push-state,--no-as-needed" "$<TARGET_FILE:${name}>" "-Wl,--pop-state")
     endif()
   endif()
-  set_target_properties(${name} PROPERTIES OPGEN_BACKEND_YAML "${yaml}" OPGEN_OUTPUT_DIR "${outdir}")
+  # Not OPGEN_OUTPUT_DIR: opgen_add_golden_test knows operator libraries' folders, not this one.
+  set_target_properties(${name} PROPERTIES OPGEN_BACKEND_YAML "${yaml}" OPGEN_BACKEND_OUTPUT_DIR "${outdir}")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${outdir}>")
   _opgen_require_cxx_standard(${name})
 endfunction()

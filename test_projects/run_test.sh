@@ -223,14 +223,20 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
-    echo "== a static library: linking it registers the kernels (the C++ tests pass)"
-    static=$work/build-static
-    cmake -S "$work/src" -B "$static" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" -DHOSTDEV_STATIC=ON >/dev/null
-    cmake --build "$static" -j "$jobs" >/dev/null
-    [[ -f $static/libhostdev.a ]] || fail "no static libhostdev.a"
-    ctest --test-dir "$static" --output-on-failure || fail "the C++ tests fail against the static library"
-    [[ $(cmake --build "$static" 2>&1 | grep -cE "Building CXX|opgen: generating") == 0 ]] ||
-      fail "a second build of the static library did work"
+    for type in STATIC MODULE; do
+      echo "== a $type library (STATIC: the C++ tests; MODULE: the Python test)"
+      other=$work/build-$type
+      cmake -S "$work/src" -B "$other" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" \
+        -DHOSTDEV_LIBRARY_TYPE=$type >/dev/null
+      cmake --build "$other" -j "$jobs" >/dev/null
+      case $type in
+        STATIC) [[ -f $other/libhostdev.a ]] || fail "no libhostdev.a" ;;
+        MODULE) [[ -f $other/libhostdev.so ]] || fail "no libhostdev.so" ;;
+      esac
+      ctest --test-dir "$other" --output-on-failure || fail "the tests fail against the $type library"
+      [[ $(cmake --build "$other" 2>&1 | grep -cE "Building CXX|opgen: generating") == 0 ]] ||
+        fail "a second build of the $type library did work"
+    done
     gen=$build/hostdev_generated
     mtimes() { (cd "$gen" && find . \( -name '*.h' -o -name '*.cpp' \) -printf '%P %T@\n' | sort); }
     changed_since() { diff <(echo "$1") <(mtimes) | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true; }
@@ -352,6 +358,8 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
     expect_configure_error "another version's native_functions.yaml" \
       "skipped $pip/torchgen/packaged/ATen/native/native_functions.yaml: $pip/torch/version.py says 0.1, the Torch found is" \
       "$fake_torch"
+    expect_configure_error "no golden test" "opgen_add_golden_test(g): LIBRARY 'hostdev' was not made by add_operator_library" \
+      "opgen_add_golden_test(NAME g LIBRARY hostdev EXPECTED_DIR golden)"
     expect_configure_error "the operator-library form" "add_dispatch_backend(hostdev CPU): 'hostdev' was not made by add_operator_library" \
       "add_dispatch_backend(hostdev CPU)"
     echo "privateuse1: all good"
