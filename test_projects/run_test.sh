@@ -339,7 +339,7 @@ add_dispatch_backend(bad YAML backend.yaml)"
     mkdir -p "$pip/torch/share/cmake/Torch" "$pip/torchgen/packaged/ATen/native"
     cp "$aten/native_functions.yaml" "$aten/tags.yaml" "$pip/torchgen/packaged/ATen/native/"
     fake_torch="set(Torch_DIR $pip/torch/share/cmake/Torch)
-add_dispatch_backend(pip YAML backend.yaml SOURCES kernels.cpp device.cpp)"
+add_dispatch_backend(pip YAML backend.yaml SOURCES kernels.cpp device.cpp TORCH_VERSION 1.13)"
     echo 'if(NOT Torch_VERSION MATCHES "^([0-9]+[.][0-9]+)")
   message(FATAL_ERROR "no Torch_VERSION")
 endif()
@@ -352,6 +352,9 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
     grep -rqF --include=build.ninja --include=build.make -- \
       "--native-functions $pip/torchgen/packaged/ATen/native/native_functions.yaml" "$build" ||
       fail "the pip-like installation's native_functions.yaml is not the one used"
+    # TORCH_VERSION overrides the version of the Torch found.
+    grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-version 1\.13 --include-prefix=" "$build" ||
+      fail "TORCH_VERSION 1.13 is not passed to opgen"
     echo "ok: a pip-like installation"
     # ... whose torch/version.py names another version than the Torch found: not taken.
     echo "__version__ = '0.1.0'" >"$pip/torch/version.py"
