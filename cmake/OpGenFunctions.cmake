@@ -4,6 +4,7 @@
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
 #                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
+#   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
 #
@@ -112,6 +113,10 @@ function(add_operator_library name)
 endfunction()
 
 function(add_dispatch_backend name key)
+  if(key STREQUAL "YAML")  # the device backend form, add_dispatch_backend(NAME YAML backend.yaml ...)
+    _opgen_add_backend_library(${ARGV})
+    return()
+  endif()
   set(who "add_dispatch_backend(${name} ${key})")
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
@@ -358,3 +363,4 @@ function(opgen_add_golden_test)
 endfunction()
 
 set(_OPGEN_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")
+include("${CMAKE_CURRENT_LIST_DIR}/OpGenBackend.cmake")

@@ -15,6 +15,8 @@
 #   run_test.sh backend    GENERATOR PREFIX WORK        opgen backend's files (tool/test/data/backend_conformance/
 #                                                       keys.yaml, backend/structured.yaml) for the runtime's
 #                                                       native_functions.yaml and libtorch compile against it
+#   run_test.sh privateuse1 GENERATOR PREFIX WORK       test_projects/privateuse1 (add_dispatch_backend): build,
+#                                                       its tests, what edits rebuild, backend YAML errors
 set -euo pipefail
 mode=$1 generator=$2 where=$3 work=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,6 +27,7 @@ project=vision
 case $mode in
   project) project=${5:-vision} ;;
   derivatives) project=autograd ;;
+  privateuse1) project=privateuse1 ;;
 esac
 rm -rf "$work"
 mkdir -p "$work"
@@ -282,5 +285,153 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     compile "$work/structured" "$work/structured/kernels.cpp"
     echo "ok: structured kernels compile"
     ;;
-  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  privateuse1)
+    configure >/dev/null
+    build_log >/dev/null
+    ctest --test-dir "$build" --output-on-failure
+    for type in STATIC MODULE; do
+      echo "== a $type library (STATIC: the C++ tests; MODULE: the Python test)"
+      other=$work/build-$type
+      cmake -S "$work/src" -B "$other" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" \
+        -DHOSTDEV_LIBRARY_TYPE=$type >/dev/null
+      cmake --build "$other" -j "$jobs" >/dev/null
+      case $type in
+        STATIC) [[ -f $other/libhostdev.a ]] || fail "no libhostdev.a" ;;
+        MODULE) [[ -f $other/libhostdev.so ]] || fail "no libhostdev.so" ;;
+      esac
+      ctest --test-dir "$other" --output-on-failure || fail "the tests fail against the $type library"
+      [[ $(cmake --build "$other" 2>&1 | grep -cE "Building CXX|opgen: generating") == 0 ]] ||
+        fail "a second build of the $type library did work"
+    done
+    gen=$build/hostdev_generated
+    mtimes() { (cd "$gen" && find . \( -name '*.h' -o -name '*.cpp' \) -printf '%P %T@\n' | sort); }
+    changed_since() { diff <(echo "$1") <(mtimes) | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true; }
+    set_of() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
+
+    echo "== a second build does nothing"
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "second build did work: $(compiled) / opgen ran $(generated)x"
+
+    echo "== touching a kernel source recompiles that file only"
+    sleep 1; touch "$work/src/kernels.cpp"
+    build_log >/dev/null
+    [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
+
+    echo "== a comment in the backend YAML: opgen runs, rewrites nothing, nothing is compiled"
+    before=$(mtimes)
+    sleep 1; echo "# a comment" >>"$work/src/backend.yaml"
+    build_log >/dev/null
+    [[ $(generated) == 1 && -z $(compiled) && -z $(changed_since "$before") ]] ||
+      fail "a comment: opgen ran $(generated)x, rewrote: $(changed_since "$before"), compiled: $(compiled)"
+
+    echo "== a new operator in the backend YAML regenerates and recompiles what declares or registers kernels"
+    before=$(mtimes)
+    sleep 1
+    sed -i 's/^  - mul.out$/  - mul.out\n  - sub.Tensor/' "$work/src/backend.yaml"
+    grep -qx "  - sub.Tensor" "$work/src/backend.yaml" || fail "the test's edit of backend.yaml did not apply"
+    printf '%s\n' 'namespace hostdev {' \
+      'at::Tensor PrivateUse1NativeFunctions::sub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {' \
+      '  return add(self, other, -alpha.toDouble());' '}' '}' >>"$work/src/kernels.cpp"
+    build_log >/dev/null
+    [[ $(changed_since "$before") == $(set_of PrivateUse1NativeFunctions.h RegisterPrivateUse1.cpp) ]] ||
+      fail "a new operator rewrote: $(changed_since "$before")"
+    # device.cpp and the test do not include the generated header; RegisterAutogradPrivateUse1.cpp does.
+    [[ $(generated) == 1 && $(compiled) == $(set_of RegisterAutogradPrivateUse1.cpp RegisterPrivateUse1.cpp kernels.cpp) ]] ||
+      fail "a new operator: opgen ran $(generated)x, compiled: $(compiled)"
+    ctest --test-dir "$build" --output-on-failure >/dev/null || fail "the tests fail after adding an operator"
+    python=/usr/bin/python3
+    "$python" - "$build/libhostdev.so" <<'PY' || fail "sub does not run on the device after it was added"
+import sys, types, torch
+torch.ops.load_library(sys.argv[1])
+torch._register_device_module("privateuseone", types.ModuleType("hostdev"))
+a, b = torch.tensor([5.0, 7.0]).to("privateuseone"), torch.tensor([1.0, 2.0]).to("privateuseone")
+assert torch.sub(a, b, alpha=2).cpu().tolist() == [3.0, 3.0], torch.sub(a, b, alpha=2).cpu()
+PY
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "the build after adding an operator did work: $(compiled)"
+
+    echo "== a deleted output comes back"
+    rm "$gen/RegisterPrivateUse1.cpp"
+    build_log >/dev/null
+    [[ -f $gen/RegisterPrivateUse1.cpp && $(generated) == 1 ]] || fail "RegisterPrivateUse1.cpp did not come back"
+    build_log >/dev/null
+    [[ -z $(compiled) && $(generated) == 0 ]] || fail "the build after restoring did work: $(compiled)"
+
+    echo "== a backend YAML error at build time: opgen's FILE:LINE:COL line"
+    sed -i 's/^  - sub.Tensor$/  - sub.Tensr/' "$work/src/backend.yaml"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad backend.yaml built"; fi
+    line=$(grep -n "^  - sub.Tensr$" "$work/src/backend.yaml" | cut -d: -f1)
+    grep -qxE "/.*/backend.yaml:$line:5: error: .*sub.Tensr.*" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no FILE:LINE:COL line for the bad operator"; }
+    echo "ok: bad operator at build time"
+    echo "== the same at configure time"
+    rm -rf "$build"
+    if configure >"$work/out.log" 2>&1; then fail "configure succeeded with a bad backend.yaml"; fi
+    grep -qxE "/.*/backend.yaml:$line:5: error: .*sub.Tensr.*" "$work/out.log" ||
+      { cat "$work/out.log"; fail "no FILE:LINE:COL line at configure time"; }
+    tr -s ' \n' '  ' <"$work/out.log" | grep -qF "add_dispatch_backend(hostdev): opgen failed (exit status 1)" ||
+      { cat "$work/out.log"; fail "CMake does not name the call"; }
+    echo "ok: bad operator at configure time"
+    sed -i 's/^  - sub.Tensr$/  - sub.Tensor/' "$work/src/backend.yaml"
+
+    echo "== configure-time errors of the CMake call"
+    cp "$work/src/CMakeLists.txt" "$work/CMakeLists.orig"
+    expect_configure_error() {  # NAME EXPECTED-TEXT CMAKE-LINE-TO-APPEND
+      rm -rf "$build"
+      cp "$work/CMakeLists.orig" "$work/src/CMakeLists.txt"
+      echo "$3" >>"$work/src/CMakeLists.txt"
+      if configure >"$work/out.log" 2>&1; then fail "$1: configure succeeded"; fi
+      tr -s ' \n' '  ' <"$work/out.log" | grep -qF "$2" || { cat "$work/out.log"; fail "$1: no '$2' in the message"; }
+      echo "ok: $1"
+    }
+    expect_configure_error "unknown keyword" "add_dispatch_backend(bad): unknown argument(s): BACKENDS" \
+      "add_dispatch_backend(bad YAML backend.yaml BACKENDS CPU)"
+    expect_configure_error "missing NATIVE_FUNCTIONS file" "add_dispatch_backend(bad): NATIVE_FUNCTIONS file 'nope.yaml' not found" \
+      "add_dispatch_backend(bad YAML backend.yaml NATIVE_FUNCTIONS nope.yaml)"
+    expect_configure_error "no native_functions.yaml for Torch_DIR" \
+      "add_dispatch_backend(bad): no native_functions.yaml found for the PyTorch of Torch_DIR=/nowhere/share/cmake/Torch" \
+      "set(Torch_DIR /nowhere/share/cmake/Torch)
+add_dispatch_backend(bad YAML backend.yaml)"
+    # Every place searched is named, one per line: Torch_DIR and the folders above it, not the root.
+    for place in /nowhere/share/cmake/Torch/torchgen /nowhere/share/python3*/*-packages/torchgen \
+                 /nowhere/lib/python3*/*-packages/torchgen; do
+      grep -qF "  $place/packaged/ATen/native/native_functions.yaml" "$work/out.log" ||
+        { cat "$work/out.log"; fail "$place is not listed among the places searched"; }
+    done
+    ! grep -qE "^ *//?lib/python3" "$work/out.log" || { cat "$work/out.log"; fail "the file system's root was searched"; }
+    # A pip-like installation: torchgen beside torch, Torch_DIR in torch/share/cmake/Torch.
+    aten=/usr/lib/python3/dist-packages/torchgen/packaged/ATen/native
+    pip=$work/pip
+    mkdir -p "$pip/torch/share/cmake/Torch" "$pip/torchgen/packaged/ATen/native"
+    cp "$aten/native_functions.yaml" "$aten/tags.yaml" "$pip/torchgen/packaged/ATen/native/"
+    fake_torch="set(Torch_DIR $pip/torch/share/cmake/Torch)
+add_dispatch_backend(pip YAML backend.yaml SOURCES kernels.cpp device.cpp TORCH_VERSION 1.13)"
+    echo 'if(NOT Torch_VERSION MATCHES "^([0-9]+[.][0-9]+)")
+  message(FATAL_ERROR "no Torch_VERSION")
+endif()
+file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pip'"'"'\n")' >"$work/version.cmake"
+    rm -rf "$build"
+    cp "$work/CMakeLists.orig" "$work/src/CMakeLists.txt"
+    printf 'include(%s)\n%s\n' "$work/version.cmake" "$fake_torch" >>"$work/src/CMakeLists.txt"
+    configure >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "a pip-like installation's native_functions.yaml was not found"; }
+    # The generation command, in build.ninja or a build.make.
+    grep -rqF --include=build.ninja --include=build.make -- \
+      "--native-functions $pip/torchgen/packaged/ATen/native/native_functions.yaml" "$build" ||
+      fail "the pip-like installation's native_functions.yaml is not the one used"
+    # TORCH_VERSION overrides the version of the Torch found.
+    grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-version 1\.13 --include-prefix=" "$build" ||
+      fail "TORCH_VERSION 1.13 is not passed to opgen"
+    echo "ok: a pip-like installation"
+    # ... whose torch/version.py names another version than the Torch found: not taken.
+    echo "__version__ = '0.1.0'" >"$pip/torch/version.py"
+    expect_configure_error "another version's native_functions.yaml" \
+      "skipped $pip/torchgen/packaged/ATen/native/native_functions.yaml: $pip/torch/version.py says 0.1, the Torch found is" \
+      "$fake_torch"
+    expect_configure_error "no golden test" "opgen_add_golden_test(g): LIBRARY 'hostdev' was not made by add_operator_library" \
+      "opgen_add_golden_test(NAME g LIBRARY hostdev EXPECTED_DIR golden)"
+    expect_configure_error "the operator-library form" "add_dispatch_backend(hostdev CPU): 'hostdev' was not made by add_operator_library" \
+      "add_dispatch_backend(hostdev CPU)"
+    echo "privateuse1: all good"
+    ;;
+  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac

@@ -439,6 +439,11 @@ TEST(ApiTranslate, UnsatisfiableGoalIsAnError) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)[0].expr, "c.guard_int(__FILE__, __LINE__)");
   EXPECT_EQ((*r)[1].expr, "b.has_value() ? ::std::make_optional(c10::SymInt(*b)) : ::std::nullopt");
+  // libtorch 1.x: c10::optional is not std::optional, so both branches are c10's.
+  goals = {NamedCType{"m", CType::optional(CType::base(SymIntT))}};
+  r = translate(ctx, goals, TranslateOptions{.libtorch = Libtorch::V1});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].expr, "b.has_value() ? c10::make_optional(c10::SymInt(*b)) : c10::nullopt");
 }
 
 }  // namespace

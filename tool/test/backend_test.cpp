@@ -160,6 +160,15 @@ TEST(Backend, ListOutputsStampAndDepfile) {
   for (const fs::path& input : {fs::path(reference().atenNativeFunctions()), dir / "backend.yaml",
                                 fs::path(OPGEN_TEST_DATA).parent_path().parent_path().parent_path() / "templates/backend/Register.cpp"})
     EXPECT_NE(dep.find(input.string()), std::string::npos) << input << " not in\n" << dep;
+  EXPECT_EQ(dep.find("RegisterXLA.cpp"), std::string::npos) << "an output is a dependency without --depfile-outputs:\n" << dep;
+  // --depfile-outputs (for Makefiles): the outputs too.
+  BackendRun withOutputs = backend(dir, readFile(dir / "b.yaml"),
+                                   {"--stamp", (dir / "stamp").string(), "--depfile", (dir / "stamp.d").string(),
+                                    "--depfile-outputs"});
+  ASSERT_TRUE(withOutputs.result.ok()) << withOutputs.result.describe();
+  const std::string depWithOutputs = readFile(dir / "stamp.d");
+  for (const char* file : {"XLANativeFunctions.h", "RegisterXLA.cpp", "RegisterAutogradXLA.cpp"})
+    EXPECT_NE(depWithOutputs.find(out + "/" + file), std::string::npos) << file << " not in\n" << depWithOutputs;
 
   // A second run rewrites nothing: the files keep their time stamps.
   const auto before = fs::last_write_time(dir / "out/RegisterXLA.cpp");

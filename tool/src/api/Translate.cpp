@@ -164,7 +164,8 @@ class Solver {
   }
 
   std::string maybeMap(const std::string& a, const std::string& mapped) const {
-    return a + ".has_value() ? ::std::make_optional(" + mapped + ") : " + std::string(spelling().nullopt);
+    return a + ".has_value() ? " + std::string(spelling().makeOptional) + "(" + mapped + ") : " +
+           std::string(spelling().nullopt);
   }
 
   Result rules(const Goal& goal) const {

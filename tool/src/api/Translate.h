@@ -18,7 +18,7 @@ struct TranslateOptions {
   // Also convert reference types into owning ones (IntArrayRef -> ::std::vector<int64_t>, ...), for
   // lambda captures; these conversions copy.
   bool allowExpensiveConversions = false;
-  // How the expressions spell nullopt and the IntArrayRef conversions.
+  // How the expressions spell nullopt, make_optional and the IntArrayRef conversions.
   Libtorch libtorch = Libtorch::V2;
 };
 

@@ -82,10 +82,14 @@ CType CType::tuple(std::vector<CType> elems) {
 }
 
 const Spelling& Spelling::of(Libtorch libtorch) {
-  static constexpr Spelling kV2{"::std::optional", "::std::nullopt", "c10::fromIntArrayRefSlow", "C10_AS_INTARRAYREF_SLOW",
-                                "c10::intrusive_ptr", "c10::make_intrusive<$node$>()", "getptr()"};
-  static constexpr Spelling kV1{"c10::optional", "c10::nullopt", "c10::fromIntArrayRef", "c10::asIntArrayRefSlow",
-                                "std::shared_ptr", "std::shared_ptr<$node$>(new $node$(), torch::autograd::deleteNode)",
+  static constexpr Spelling kV2{"::std::optional",          "::std::nullopt",
+                                "::std::make_optional",     "c10::fromIntArrayRefSlow",
+                                "C10_AS_INTARRAYREF_SLOW",  "c10::intrusive_ptr",
+                                "c10::make_intrusive<$node$>()", "getptr()"};
+  static constexpr Spelling kV1{"c10::optional",            "c10::nullopt",
+                                "c10::make_optional",       "c10::fromIntArrayRef",
+                                "c10::asIntArrayRefSlow",   "std::shared_ptr",
+                                "std::shared_ptr<$node$>(new $node$(), torch::autograd::deleteNode)",
                                 "shared_from_this()"};
   return libtorch == Libtorch::V1 ? kV1 : kV2;
 }

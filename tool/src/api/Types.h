@@ -30,6 +30,7 @@ enum class Libtorch { V2, V1 };
 struct Spelling {
   std::string_view optional;             // "::std::optional", "c10::optional"
   std::string_view nullopt;              // "::std::nullopt", "c10::nullopt"
+  std::string_view makeOptional;         // "::std::make_optional", "c10::make_optional"
   std::string_view fromIntArrayRefSlow;  // "c10::fromIntArrayRefSlow", "c10::fromIntArrayRef"
   std::string_view asIntArrayRefSlow;    // "C10_AS_INTARRAYREF_SLOW", "c10::asIntArrayRefSlow"
   // Autograd graph nodes (torch::autograd::Node): 2.x holds them in intrusive pointers, 1.x in

@@ -27,6 +27,7 @@ using argparse::Arity;
 enum class Id {
   Help, SourceYaml, OutputDir, DryRun, ImplPath,
   SourcePath, NativeFunctions, Tags, SkipMissingOperators, IncludePrefix, TorchVersion, ListOutputs, Stamp, Depfile,
+  DepfileOutputs,
 };
 
 #define O(id) static_cast<int>(Id::id)
@@ -46,6 +47,7 @@ const std::vector<argparse::Option>& specs() {
       {O(ListOutputs), Arity::Flag, {"--list-outputs"}},
       {O(Stamp), Arity::One, {"--stamp"}},
       {O(Depfile), Arity::One, {"--depfile"}},
+      {O(DepfileOutputs), Arity::Flag, {"--depfile-outputs"}},
   };
   return table;
 }
@@ -77,6 +79,7 @@ std::string takeAction(const argparse::Option& option, std::vector<std::string> 
     case Id::ListOutputs: o.listOutputs = true; break;
     case Id::Stamp: o.stamp = one(); break;
     case Id::Depfile: o.depfile = one(); break;
+    case Id::DepfileOutputs: o.depfileOutputs = true; break;
   }
   return "";
 }
@@ -117,6 +120,8 @@ Beyond torchgen:
   --stamp FILE                       Touch FILE after a successful run.
   --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool;
                                      needs --stamp (the target it names).
+  --depfile-outputs                  List the outputs among those dependencies too (Unix Makefiles,
+                                     which does not re-run a command whose byproduct was deleted).
 
 Per-operator options (beyond torchgen): an entry of `supported:` may be written
 `- maximum.out: {structured: true}`.
@@ -159,6 +164,7 @@ support::Expected<BackendOptions> parseBackendCommandLine(const std::vector<std:
   if (options.help) return options;
   if (options.sourceYaml.empty()) return support::makeError("the following arguments are required: -s/--source-yaml");
   if (options.depfile && !options.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
+  if (options.depfileOutputs && !options.depfile) return support::makeError("--depfile-outputs needs --depfile FILE");
   return options;
 }
 
@@ -250,6 +256,8 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
     deps.push_back(tagsPath);
   deps.insert(deps.end(), inputs.paths().begin(), inputs.paths().end());
   deps.insert(deps.end(), templates.paths().begin(), templates.paths().end());
+  if (options.depfileOutputs)
+    for (const std::string& file : dest::backendFiles(*yaml)) deps.push_back((fs::path(options.outputDir) / file).string());
   if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
   return transaction.commit();
 }

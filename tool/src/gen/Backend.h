@@ -26,6 +26,7 @@ struct BackendOptions {
   int torchMajor = 2;
   bool listOutputs = false;
   std::optional<std::string> stamp, depfile;
+  bool depfileOutputs = false;  // list the outputs in the depfile too (Makefiles: a deleted one re-runs)
   std::string templateDir;  // the plugin's templates/backend (set by the command, not an option)
 
   bool help = false;
