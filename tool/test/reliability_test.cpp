@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "TestSupport.h"
+#include "support/Diagnostics.h"
 
 namespace {
 
@@ -124,6 +125,22 @@ TEST(Reliability, DanglingSymlinkAsOutputFolderIsNamed) {
   EXPECT_NE(gen.err.find("is a symbolic link to 'missing', which does not exist"), std::string::npos) << gen.err;
   EXPECT_TRUE(fs::is_symlink(dir / "out"));
   EXPECT_FALSE(fs::exists(dir / "missing"));
+}
+
+// One mistake, one line: a diagnostic found again (by another thread, or by a second emitter of the
+// same operator) is not reported twice; different ones all are.
+TEST(Reliability, ADiagnosticIsReportedOnce) {
+  opgen::support::Diagnostics diags;
+  const opgen::support::SourceLoc at{.file = "ops.yaml", .line = 3, .column = 5};
+  diags.errorAbout(at, "f", "unrecognized type 'Tensr'");
+  diags.errorAbout(at, "f", "unrecognized type 'Tensr'");
+  diags.errorAbout(at, "g", "unrecognized type 'Tensr'");
+  diags.warning(at, "unrecognized type 'Tensr'");
+  EXPECT_EQ(diags.errorCount(), 2);
+  EXPECT_EQ(diags.str(),
+            "ops.yaml:3:5: error: in 'f': unrecognized type 'Tensr'\n"
+            "ops.yaml:3:5: error: in 'g': unrecognized type 'Tensr'\n"
+            "ops.yaml:3:5: warning: unrecognized type 'Tensr'\n");
 }
 
 }  // namespace

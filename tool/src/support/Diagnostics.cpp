@@ -27,6 +27,8 @@ std::string Diagnostic::str() const {
 
 void Diagnostics::add(Diagnostic d) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Each diagnostic is reported once, however many paths (threads, emitters of one operator) find it.
+  if (!seen_.insert(d.str()).second) return;
   if (d.severity == Severity::Error) ++errorCount_;
   items_.push_back(std::move(d));
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace opgen::support {
@@ -43,7 +44,8 @@ class Diagnostics {
   Diagnostics(const Diagnostics&) = delete;
   Diagnostics& operator=(const Diagnostics&) = delete;
   // Moving takes the other's diagnostics (not while it is being reported to).
-  Diagnostics(Diagnostics&& other) noexcept : items_(std::move(other.items_)), errorCount_(other.errorCount_) {}
+  Diagnostics(Diagnostics&& other) noexcept
+      : items_(std::move(other.items_)), seen_(std::move(other.seen_)), errorCount_(other.errorCount_) {}
 
   void error(SourceLoc loc, std::string message);
   // error(loc, aboutOperator(op, message)).
@@ -67,6 +69,7 @@ class Diagnostics {
 
   mutable std::mutex mutex_;
   std::vector<Diagnostic> items_;
+  std::unordered_set<std::string> seen_;  // str() of each reported diagnostic
   int errorCount_ = 0;
 };
 
