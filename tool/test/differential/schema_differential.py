@@ -11,9 +11,10 @@ Python (or C++) loads it.
         adds deterministic mutations of each, runs `opgen library` on each one alone (namespace
         fz), and has RUNTIME_COMMAND (a python3 with torch, e.g. /usr/bin/python3 or
         `tool/scripts/sid-root.sh run python3`) run `check` on the accepted ones.
-    schema_differential.py check ACCEPTED_FILE
-        parse_schema on each line of the file (a JSON list of schemas); exit 1 when one is refused,
-        77 when torch cannot be imported.
+    schema_differential.py check ACCEPTED_FILE [--refused-too]
+        parse_schema on each schema of the file (a JSON list); exit 1 when one is refused (or
+        crashes the process), 77 when torch cannot be imported. --refused-too: also count how many
+        of the schemas opgen refused (refused.json beside it) parse.
 
 Exit status 0: every accepted schema parsed; 1: some did not (each is printed with PyTorch's
 error); 77: skipped (no torch in the runtime; the reason is printed).
@@ -218,19 +219,57 @@ def run(argv):
             if "\n" not in v:
                 candidates.append(v)
     candidates = sorted(set(candidates))
-    accepted = []
+    accepted, refused = [], []
     with tempfile.TemporaryDirectory(dir=a.work) as tmp:
         for s in candidates:
-            if library_accepts(a.opgen, a.templates, a.torch_version, s, tmp):
-                accepted.append("fz::" + s)
+            (accepted if library_accepts(a.opgen, a.templates, a.torch_version, s, tmp) else refused).append("fz::" + s)
     listing = os.path.join(a.work, "accepted.json")
     with open(listing, "w", encoding="utf-8") as fh:
         json.dump(accepted, fh, indent=0)
+    with open(os.path.join(a.work, "refused.json"), "w", encoding="utf-8") as fh:
+        json.dump(refused, fh, indent=0)
     print("%d schemas from the test data, %d with their mutations; opgen library (--torch-version %d) accepts %d"
           % (len(bases), len(candidates), a.torch_version, len(accepted)))
     sys.stdout.flush()
     r = subprocess.run(a.runtime + [os.path.abspath(__file__), "check", listing])
     return r.returncode
+
+
+def parse_all(path):
+    """Child process: parse_schema on each schema of the JSON list, one result line each, flushed
+    (a schema that crashes the process is the one after the last line)."""
+    import torch
+
+    with open(path, encoding="utf-8") as fh:
+        schemas = json.load(fh)
+    for i, s in enumerate(schemas):
+        try:
+            torch._C.parse_schema(s)
+            print("%d\tok" % i, flush=True)
+        except Exception as e:  # noqa: BLE001 - RuntimeError, but any refusal counts
+            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            print("%d\trefused\t%s" % (i, why), flush=True)
+    return 0
+
+
+def parse_results(schemas, work):
+    """For each schema: None when parse_schema accepts it, else why not (a crash of the Python
+    process included: the rest are parsed in a new one)."""
+    results, start = [], 0
+    while start < len(schemas):
+        chunk = os.path.join(work, "chunk.json")
+        with open(chunk, "w", encoding="utf-8") as fh:
+            json.dump(schemas[start:], fh)
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "parse", chunk], capture_output=True, text=True)
+        lines = [l for l in r.stdout.splitlines() if l]
+        for line in lines:
+            fields = line.split("\t", 2)
+            results.append(None if fields[1] == "ok" else fields[2])
+        start += len(lines)
+        if r.returncode != 0 and start < len(schemas):
+            results.append("crashed the Python process (exit status %d): %s" % (r.returncode, r.stderr.strip()[-200:]))
+            start += 1
+    return results
 
 
 def check(argv):
@@ -239,25 +278,35 @@ def check(argv):
     except Exception as e:  # noqa: BLE001 - any failure to import is a missing runtime
         print("skipped: torch cannot be imported by %s: %s" % (sys.executable, e))
         return 77
+    work = os.path.dirname(os.path.abspath(argv[0]))
     with open(argv[0], encoding="utf-8") as fh:
         schemas = json.load(fh)
-    refused = []
-    for s in schemas:
-        try:
-            torch._C.parse_schema(s)
-        except Exception as e:  # noqa: BLE001 - RuntimeError, but any refusal counts
-            refused.append((s, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
+    results = parse_results(schemas, work)
+    refused = [(s, why) for s, why in zip(schemas, results) if why is not None]
     print("torch %s (%s): parse_schema accepts %d of the %d schemas opgen library accepts"
           % (torch.__version__, sys.executable, len(schemas) - len(refused), len(schemas)))
     for s, why in refused:
         print("refused by parse_schema: %s\n    %s" % (s, why))
+    # For information (--refused-too): opgen is stricter than the parser (defaults, names, types the
+    # generated C++ needs), so it refuses some schemas that parse; and some crash PyTorch 1.13's
+    # parser (each costs a new Python process, which is why this is not done by default).
+    others = os.path.join(work, "refused.json")
+    if "--refused-too" in argv[1:] and os.path.exists(others):
+        with open(others, encoding="utf-8") as fh:
+            refused_by_opgen = json.load(fh)
+        results = parse_results(refused_by_opgen, work)
+        crashed = [s for s, why in zip(refused_by_opgen, results) if why and why.startswith("crashed")]
+        print("(of the %d schemas opgen library refuses, parse_schema accepts %d and crashes on %d%s)"
+              % (len(refused_by_opgen), results.count(None), len(crashed), ": " + "; ".join(crashed) if crashed else ""))
     return 1 if refused else 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "run":
         sys.exit(run(sys.argv[2:]))
-    if len(sys.argv) == 3 and sys.argv[1] == "check":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "check":
         sys.exit(check(sys.argv[2:]))
+    if len(sys.argv) == 3 and sys.argv[1] == "parse":
+        sys.exit(parse_all(sys.argv[2]))
     print(__doc__, file=sys.stderr)
     sys.exit(2)
