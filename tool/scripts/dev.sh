@@ -19,6 +19,7 @@ packages=(
   mmdebstrap curl                          # the tests' PyTorch 2 runtime, a Debian sid root (sid-root.sh)
   ccache                                   # the plugin tests compile their projects through it
   clang                                    # build.clang_headers: the generator compiles with clang too
+  libclang-rt-dev                          # clang's sanitizer and libFuzzer runtimes: fuzz.short (tool/fuzz)
 )
 
 install_missing() {

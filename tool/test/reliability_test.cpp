@@ -143,4 +143,17 @@ TEST(Reliability, ADiagnosticIsReportedOnce) {
             "ops.yaml:3:5: warning: unrecognized type 'Tensr'\n");
 }
 
+// An error that quotes the input stays one line when the input holds a newline (a double-quoted YAML
+// scalar may hold any character): control characters are escaped. Found by the fuzz target
+// native_functions (tool/fuzz/corpus/native_functions/newline_in_error.yaml).
+TEST(Reliability, ErrorQuotingANewlineIsOneLine) {
+  TempDir dir;
+  const fs::path yaml = dir / "native_functions.yaml";
+  writeFile(yaml, "- func: myop(Tensor x) -> Tensor\n  dispatch:\n    \"CP\\r\\nU\\x01\": k\n");
+  writeFile(dir / "tags.yaml", kTags);
+  ProcessResult parse = opgen({"parse", yaml.string()});
+  EXPECT_EQ(parse.exitCode, 1) << parse.describe();
+  EXPECT_EQ(parse.err, yaml.string() + ":3:5: error: in 'myop': unknown dispatch key 'CP\\r\\nU\\x01'\n");
+}
+
 }  // namespace

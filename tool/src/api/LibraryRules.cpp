@@ -163,7 +163,16 @@ class FunctionChecker {
   void run() {
     const model::OperatorName& op = f_.func.name;
     name("operator name", op.name.base, 0, /*cpp=*/true);
-    if (!op.overloadName.empty()) name("overload name", op.overloadName, op.name.str().size() + 1, /*cpp=*/false);
+    if (!op.overloadName.empty()) {
+      const size_t at = op.name.str().size() + 1;
+      // PyTorch's schema parser reserves these (1.13.1 and 2.14.1 alike); found by the differential
+      // test of tool/test/differential.
+      if (op.overloadName == "default" || op.overloadName.starts_with("__"))
+        error(at, "overload name '" + op.overloadName +
+                      "' is reserved: PyTorch's schema parser refuses 'default' and names starting with '__'");
+      else
+        name("overload name", op.overloadName, at, /*cpp=*/false);
+    }
     size_t cursor = text_.find('(');
     std::set<std::string> seen;
     f_.func.arguments.anyOf([&](const model::Argument& a) {

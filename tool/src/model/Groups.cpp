@@ -9,8 +9,6 @@ namespace opgen::model {
 
 namespace {
 
-support::SourceLoc locOf(const NativeFunction& f) { return f.loc.sourceLoc(); }
-
 void fail(support::Diagnostics& diags, const NativeFunction& f, const std::string& message) { reportError(diags, f, message); }
 
 // The rules of NativeFunctionsGroup.__post_init__ (the members share a signature by construction).

@@ -20,9 +20,36 @@ SourceLoc SourceLoc::shifted(int chars) const {
   return r;
 }
 
+namespace {
+
+// `text` with its control characters escaped (a newline as \n, others as \xNN), so that a message
+// quoting the input (a YAML scalar may hold any character) stays one line.
+std::string oneLine(std::string text) {
+  const auto isControl = [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f'; };
+  if (std::none_of(text.begin(), text.end(), isControl)) return text;
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    if (!isControl(c)) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(c);
+      out.append("\\x").append(1, kHex[byte >> 4]).append(1, kHex[byte & 0xf]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Diagnostic::str() const {
   const char* kind = severity == Severity::Error ? "error" : severity == Severity::Warning ? "warning" : "note";
-  return loc.str() + ": " + kind + ": " + message;
+  return oneLine(loc.str() + ": " + kind + ": " + message);
 }
 
 void Diagnostics::add(Diagnostic d) {

@@ -29,7 +29,8 @@ struct Diagnostic {
   SourceLoc loc;
   std::string message;
 
-  // "FILE:LINE:COL: error: MESSAGE" (one line; compilers' and editors' format).
+  // "FILE:LINE:COL: error: MESSAGE" (one line, compilers' and editors' format: control characters,
+  // which a message quoting the input may hold, are escaped, a newline as \n).
   std::string str() const;
 };
 

@@ -1,0 +1,48 @@
+// The derivatives.yaml reader of operator libraries (model/Derivatives), against the operators of
+// test_projects/autograd (namespace diffops), read once at start-up as `opgen library` reads them.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "FuzzCheck.h"
+#include "model/Derivatives.h"
+#include "model/Loader.h"
+
+namespace {
+
+const opgen::model::Operators& base() {
+  static const opgen::model::Operators ops = [] {
+    opgen::support::Diagnostics diags;
+    const std::string text = opgen::fuzz::readBase(OPGEN_FUZZ_DERIVATIVES_BASE);
+    opgen::model::LoadOptions options;
+    options.defaultKernelNamespace = "";
+    options.methodVariants = false;
+    auto loaded = opgen::model::loadNativeFunctions(OPGEN_FUZZ_DERIVATIVES_BASE, text, {}, options, diags);
+    if (!loaded) opgen::fuzz::fail("cannot load the base operators", diags.str());
+    return std::move(*loaded);
+  }();
+  return ops;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  (void)base();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  opgen::support::Diagnostics diags;
+  const auto derivatives = opgen::model::loadDerivatives("derivatives.yaml", text, base(), "diffops", diags);
+  opgen::fuzz::checkDiagnostics(diags, !derivatives);
+  if (derivatives) {
+    for (const opgen::model::Derivative& d : derivatives->entries()) {
+      for (const std::string& name : d.savedInputs) (void)d.argument(name);
+      for (const std::string& name : d.savedOutputs) (void)d.returnIndex(name);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Differential test of opgen's schema rules against PyTorch's own schema parser.
+
+Every schema that `opgen library` accepts must be accepted by `torch._C.parse_schema` of the
+PyTorch the library is generated for: otherwise the generated library would fail to register when
+Python (or C++) loads it.
+
+    schema_differential.py run --opgen OPGEN --source-dir DIR --templates DIR --torch-version N
+                               --work DIR -- RUNTIME_COMMAND...
+        collects the schemas of the test data (tool/test/data, test_projects, tool/fuzz/corpus),
+        adds deterministic mutations of each, runs `opgen library` on each one alone (namespace
+        fz), and has RUNTIME_COMMAND (a python3 with torch, e.g. /usr/bin/python3 or
+        `tool/scripts/sid-root.sh run python3`) run `check` on the accepted ones.
+    schema_differential.py check ACCEPTED_FILE [--refused-too]
+        parse_schema on each schema of the file (a JSON list); exit 1 when one is refused (or
+        crashes the process), 77 when torch cannot be imported. --refused-too: also count how many
+        of the schemas opgen refused (refused.json beside it) parse.
+
+Exit status 0: every accepted schema parsed; 1: some did not (each is printed with PyTorch's
+error); 77: skipped (no torch in the runtime; the reason is printed).
+"""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+SEED = 20261126
+VARIANTS_PER_SCHEMA = 12
+
+TYPES = [
+    "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Tensor(a)", "Tensor(a!)", "Tensor(b!)?", "Tensor(a -> *)[]",
+    "Tensor(a!)[]", "int", "int?", "int[]", "int[2]", "int[]?", "int[1]?", "SymInt", "SymInt?", "SymInt[]",
+    "SymInt[3]", "float", "float?", "float[]", "float[]?", "bool", "bool?", "bool[3]", "bool[]", "str", "str?",
+    "str[]", "Scalar", "Scalar?", "Scalar[]", "ScalarType", "ScalarType?", "Layout", "Layout?", "Device",
+    "Device?", "MemoryFormat", "MemoryFormat?", "Generator", "Generator?", "Dimname", "Dimname[]", "Dimname?",
+    "DeviceIndex", "SymBool", "SymBool?", "Storage", "Stream", "QScheme", "GraphModule", "int[][]", "Tensor??",
+    "__torch__.torch.classes.fz.Packed", "__torch__.torch.classes.fz.Packed?", "Any", "complex", "number",
+]
+DEFAULTS = [
+    "1", "-1", "0", "1.5", "-0.5", "1e-05", "1e3", "2.", ".5", "+1", "inf", "-inf", "nan", "True", "False",
+    "None", '"s"', "'q'", '"a,b"', '""', "''", "[]", "[1,2]", "[1, 2]", "[0,0]", "[True]", "[1.5]", "[-1]",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "0x10", "1_0", "Mean", "mean",
+    "contiguous_format", "long", "float", "strided", "cpu", '"cpu"', "abc", "[a]", "[[1]]", "1j", "(1,2)",
+    "Sum", "None?", '"\\""', "channels_last", "per_tensor_affine", "sparse_coo", "-0", "1e309",
+]
+NAMES = [
+    "self", "other", "out", "input", "x1", "_x", "__x", "delete", "class", "def", "from", "lambda", "True",
+    "None", "int", "Tensor", "1x", "x_y", "result", "grad", "a", "b", "dtype", "layout", "device", "pin_memory",
+    "memory_format", "size", "dim", "async", "print", "self_", "operator", "namespace", "float", "str",
+]
+RETURNS = [
+    "Tensor", "()", "(Tensor, Tensor)", "Tensor[]", "(Tensor a, Tensor b)", "int", "Tensor(a)", "Tensor(a!)",
+    "(Tensor(a!) x)", "float", "Scalar", "Tensor?", "bool[]", "(Tensor(a!), Tensor(b!))", "(Tensor self)",
+    "(int, float, bool)", "str", "SymInt", "SymInt[]", "ScalarType", "(Tensor out)", "Tensor(a)[]", "Dimname",
+    "(Tensor x, Tensor x)", "Tensor[](a)",
+]
+OVERLOADS = ["", ".out", ".Tensor", ".default", "._x", ".1", ".Scalar_out", ".int", ".self", ".__init__"]
+CHARS = " ,()[]?!*=-.:a1_>\"'"
+
+
+def split_top(text, sep=","):
+    """Splits at `sep` outside brackets and quotes."""
+    parts, depth, quote, cur = [], 0, None, ""
+    for c in text:
+        if quote:
+            cur += c
+            if c == quote:
+                quote = None
+            continue
+        if c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == sep and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    parts.append(cur)
+    return parts
+
+
+SCHEMA = re.compile(r"^([^(]*)\((.*)\) -> (.*)$", re.S)
+
+
+def mutate(schema, rng):
+    """One mutation of `schema` (namespace-free text)."""
+    m = SCHEMA.match(schema)
+    if not m or rng.random() < 0.1:
+        # A character-level edit: insert, delete or replace one character.
+        pos = rng.randrange(len(schema) + 1)
+        op = rng.randrange(3)
+        c = rng.choice(CHARS)
+        if op == 0:
+            return schema[:pos] + c + schema[pos:]
+        if op == 1:
+            return schema[:pos] + schema[pos + 1:]
+        return schema[:pos] + c + schema[pos + 1:]
+    name, args, rets = m.group(1), m.group(2), m.group(3)
+    arglist = [a.strip() for a in split_top(args)] if args.strip() else []
+    what = rng.randrange(8)
+    if what == 0 and arglist:  # another type
+        i = rng.randrange(len(arglist))
+        if arglist[i] != "*" and " " in arglist[i]:
+            arglist[i] = rng.choice(TYPES) + " " + arglist[i].rsplit(" ", 1)[1]
+    elif what == 1 and arglist:  # another default, or one more, or none
+        i = rng.randrange(len(arglist))
+        if arglist[i] != "*":
+            base = arglist[i].split("=", 1)[0]
+            arglist[i] = base if rng.random() < 0.2 else base + "=" + rng.choice(DEFAULTS)
+    elif what == 2 and arglist:  # another name
+        i = rng.randrange(len(arglist))
+        if arglist[i] != "*" and " " in arglist[i]:
+            ty, rest = arglist[i].rsplit(" ", 1)
+            default = "=" + rest.split("=", 1)[1] if "=" in rest else ""
+            arglist[i] = ty + " " + rng.choice(NAMES) + default
+    elif what == 3:  # the keyword-only marker, moved, added or removed
+        arglist = [a for a in arglist if a != "*"]
+        if rng.random() < 0.7:
+            arglist.insert(rng.randrange(len(arglist) + 1), "*")
+    elif what == 4:
+        rets = rng.choice(RETURNS)
+    elif what == 5:  # another overload name
+        base = name.split(".", 1)[0]
+        name = base + rng.choice(OVERLOADS)
+    elif what == 6 and arglist:  # an argument removed or repeated
+        i = rng.randrange(len(arglist))
+        if rng.random() < 0.5:
+            del arglist[i]
+        else:
+            arglist.insert(rng.randrange(len(arglist) + 1), arglist[i])
+    else:  # a new argument
+        arg = rng.choice(TYPES) + " " + rng.choice(NAMES)
+        if rng.random() < 0.5:
+            arg += "=" + rng.choice(DEFAULTS)
+        arglist.insert(rng.randrange(len(arglist) + 1), arg)
+    return name + "(" + ", ".join(arglist) + ") -> " + rets
+
+
+def collect(source_dir):
+    """The namespace-free schemas of the test data, sorted, without duplicates."""
+    import yaml  # PyYAML: only `run` needs it
+
+    roots = ["tool/test/data", "test_projects", "tool/fuzz/corpus"]
+    found = set()
+    for root in roots:
+        for folder, _, files in os.walk(os.path.join(source_dir, root)):
+            for f in sorted(files):
+                path = os.path.join(folder, f)
+                if "/schema/" in path.replace(os.sep, "/") + "/" and not f.endswith(".yaml"):
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        found.add(fh.read().strip())
+                    continue
+                if not f.endswith(".yaml"):
+                    continue
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        doc = yaml.safe_load(fh)
+                except Exception:
+                    continue
+                if not isinstance(doc, list):
+                    continue
+                for entry in doc:
+                    if isinstance(entry, dict):
+                        for key in ("func", "name"):
+                            if isinstance(entry.get(key), str) and "->" in entry[key]:
+                                found.add(entry[key])
+    out = set()
+    for s in found:
+        if any(ord(c) < 0x20 for c in s):
+            continue
+        m = re.match(r"^[A-Za-z_][A-Za-z0-9_]*::", s)
+        out.add(s[m.end():] if m else s)
+    return sorted(out)
+
+
+def library_accepts(opgen, templates, torch_version, schema, work):
+    yaml_path = os.path.join(work, "ops.yaml")
+    with open(yaml_path, "w", encoding="utf-8") as fh:
+        fh.write("- func: %s\n  dispatch:\n    CompositeExplicitAutograd: kernel\n" % json.dumps("fz::" + schema))
+    r = subprocess.run([opgen, "library", yaml_path, "-o", os.path.join(work, "out"), "--templates", templates,
+                        "--torch-version", str(torch_version)], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise SystemExit("opgen library exited with %d on %r:\n%s" % (r.returncode, schema, r.stderr))
+    return r.returncode == 0
+
+
+def run(argv):
+    import argparse
+
+    p = argparse.ArgumentParser(prog="schema_differential.py run")
+    p.add_argument("--opgen", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--templates", required=True)
+    p.add_argument("--torch-version", type=int, required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("runtime", nargs="+")
+    a = p.parse_args(argv)
+    try:
+        import yaml  # noqa: F401 - collect() reads the test data with it
+    except ImportError:
+        print("skipped: %s has no PyYAML to read the test data with (apt-get install -y python3-yaml)" % sys.executable)
+        return 77
+    os.makedirs(a.work, exist_ok=True)
+    rng = random.Random(SEED)
+    bases = collect(a.source_dir)
+    candidates = []
+    for s in bases:
+        candidates.append(s)
+        for _ in range(VARIANTS_PER_SCHEMA):
+            v = s
+            for _ in range(rng.randrange(1, 4)):
+                v = mutate(v, rng)
+            if "\n" not in v:
+                candidates.append(v)
+    candidates = sorted(set(candidates))
+    accepted, refused = [], []
+    with tempfile.TemporaryDirectory(dir=a.work) as tmp:
+        for s in candidates:
+            (accepted if library_accepts(a.opgen, a.templates, a.torch_version, s, tmp) else refused).append("fz::" + s)
+    listing = os.path.join(a.work, "accepted.json")
+    with open(listing, "w", encoding="utf-8") as fh:
+        json.dump(accepted, fh, indent=0)
+    with open(os.path.join(a.work, "refused.json"), "w", encoding="utf-8") as fh:
+        json.dump(refused, fh, indent=0)
+    print("%d schemas from the test data, %d with their mutations; opgen library (--torch-version %d) accepts %d"
+          % (len(bases), len(candidates), a.torch_version, len(accepted)))
+    sys.stdout.flush()
+    r = subprocess.run(a.runtime + [os.path.abspath(__file__), "check", listing])
+    return r.returncode
+
+
+def parse_all(path):
+    """Child process: parse_schema on each schema of the JSON list, one result line each, flushed
+    (a schema that crashes the process is the one after the last line)."""
+    import torch
+
+    with open(path, encoding="utf-8") as fh:
+        schemas = json.load(fh)
+    for i, s in enumerate(schemas):
+        try:
+            torch._C.parse_schema(s)
+            print("%d\tok" % i, flush=True)
+        except Exception as e:  # noqa: BLE001 - RuntimeError, but any refusal counts
+            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            print("%d\trefused\t%s" % (i, why), flush=True)
+    return 0
+
+
+def parse_results(schemas, work):
+    """For each schema: None when parse_schema accepts it, else why not (a crash of the Python
+    process included: the rest are parsed in a new one)."""
+    results, start = [], 0
+    while start < len(schemas):
+        chunk = os.path.join(work, "chunk.json")
+        with open(chunk, "w", encoding="utf-8") as fh:
+            json.dump(schemas[start:], fh)
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "parse", chunk], capture_output=True, text=True)
+        lines = [l for l in r.stdout.splitlines() if l]
+        for line in lines:
+            fields = line.split("\t", 2)
+            results.append(None if fields[1] == "ok" else fields[2])
+        start += len(lines)
+        if r.returncode != 0 and start < len(schemas):
+            results.append("crashed the Python process (exit status %d): %s" % (r.returncode, r.stderr.strip()[-200:]))
+            start += 1
+    return results
+
+
+def check(argv):
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001 - any failure to import is a missing runtime
+        print("skipped: torch cannot be imported by %s: %s" % (sys.executable, e))
+        return 77
+    work = os.path.dirname(os.path.abspath(argv[0]))
+    with open(argv[0], encoding="utf-8") as fh:
+        schemas = json.load(fh)
+    results = parse_results(schemas, work)
+    refused = [(s, why) for s, why in zip(schemas, results) if why is not None]
+    print("torch %s (%s): parse_schema accepts %d of the %d schemas opgen library accepts"
+          % (torch.__version__, sys.executable, len(schemas) - len(refused), len(schemas)))
+    for s, why in refused:
+        print("refused by parse_schema: %s\n    %s" % (s, why))
+    # For information (--refused-too): opgen is stricter than the parser (defaults, names, types the
+    # generated C++ needs), so it refuses some schemas that parse; and some crash PyTorch 1.13's
+    # parser (each costs a new Python process, which is why this is not done by default).
+    others = os.path.join(work, "refused.json")
+    if "--refused-too" in argv[1:] and os.path.exists(others):
+        with open(others, encoding="utf-8") as fh:
+            refused_by_opgen = json.load(fh)
+        results = parse_results(refused_by_opgen, work)
+        crashed = [s for s, why in zip(refused_by_opgen, results) if why and why.startswith("crashed")]
+        print("(of the %d schemas opgen library refuses, parse_schema accepts %d and crashes on %d%s)"
+              % (len(refused_by_opgen), results.count(None), len(crashed), ": " + "; ".join(crashed) if crashed else ""))
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "run":
+        sys.exit(run(sys.argv[2:]))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2:]))
+    if len(sys.argv) == 3 and sys.argv[1] == "parse":
+        sys.exit(parse_all(sys.argv[2]))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
