@@ -156,4 +156,16 @@ TEST(Reliability, ErrorQuotingANewlineIsOneLine) {
   EXPECT_EQ(parse.err, yaml.string() + ":3:5: error: in 'myop': unknown dispatch key 'CP\\r\\nU\\x01'\n");
 }
 
+// An empty tags.yaml is refused at its first line, as torchgen refuses it (its tags must be a list).
+TEST(Reliability, EmptyTagsYamlIsAnError) {
+  TempDir dir;
+  const fs::path yaml = dir / "native_functions.yaml";
+  writeFile(yaml, "- func: myop(Tensor x) -> Tensor\n");
+  writeFile(dir / "tags.yaml", "# no tags\n");
+  ProcessResult parse = opgen({"parse", yaml.string()});
+  EXPECT_EQ(parse.exitCode, 1) << parse.describe();
+  EXPECT_EQ(parse.err, (dir / "tags.yaml").string() +
+                           ":1:1: error: tags.yaml must be a list of '- tag: NAME' entries, but the file is empty\n");
+}
+
 }  // namespace

@@ -645,7 +645,10 @@ std::optional<std::set<std::string>> loadTags(const std::string& path, std::stri
   auto doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
   std::set<std::string> tags;
-  if (doc->isNull()) return tags;
+  if (doc->isNull()) {  // torchgen: "Expected 'es' to be a list, but got <class 'NoneType'>"
+    diags.error({path, 1, 1}, "tags.yaml must be a list of '- tag: NAME' entries, but the file is empty");
+    return std::nullopt;
+  }
   if (!doc->isSequence()) {
     diags.error(support::locOf(*doc, path), "tags.yaml must be a list of '- tag: NAME' entries, not " + support::describeNode(*doc));
     return std::nullopt;
