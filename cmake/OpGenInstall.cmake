@@ -9,7 +9,8 @@
 #     (default NAME::NAME), so that `find_package(NAME)` and `target_link_libraries(app NAME::NAME)`
 #     are all another project needs; linking it registers the operators, as in the build tree;
 #   - with PYTHON_MODULE, the typed Python package in PYTHON_DESTINATION (default
-#     CMAKE_INSTALL_LIBDIR/python3/dist-packages, Debian's), which then loads the installed library,
+#     lib/python3/dist-packages, where Debian's Python looks; not CMAKE_INSTALL_LIBDIR,
+#     which is lib/<multiarch> under /usr), which then loads the installed library,
 #     found relative to itself (so the installed tree can be moved as a whole, or packaged with
 #     DESTDIR).
 include_guard(GLOBAL)
@@ -44,7 +45,7 @@ function(install_operator_library name)
     set(arg_CMAKE_DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/${name}")
   endif()
   if(NOT arg_PYTHON_DESTINATION)
-    set(arg_PYTHON_DESTINATION "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages")
+    set(arg_PYTHON_DESTINATION "lib/python3/dist-packages")
   endif()
 
   target_include_directories(${name} PUBLIC "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
