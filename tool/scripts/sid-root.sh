@@ -79,6 +79,12 @@ ensure() {
     exit 1
   fi
   rm -f "$tmp.log"
+  # sid's files live under /usr; the top-level links to them come from base-files or mmdebstrap's
+  # merged-/usr step. Where one is missing (a root without /sbin failed every test once), make it.
+  local d
+  for d in bin sbin lib lib64; do
+    [[ -e $tmp/$d || -L $tmp/$d || ! -d $tmp/usr/$d ]] || ln -s "usr/$d" "$tmp/$d"
+  done
   if ! usable -v "$tmp"; then
     echo "sid-root: mmdebstrap made $tmp, but its tools or PyTorch do not run in it (above); its /sbin: $(ls -ld "$tmp/sbin")" >&2
     rm -rf "$tmp"
