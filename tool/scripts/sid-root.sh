@@ -41,13 +41,14 @@ ready() { [[ -f $stamp && $(cat "$stamp") == "$recipe" ]]; }
 
 # A root with the right stamp can still be unusable (a cache restored without its symlinks, a
 # half-deleted folder): `ensure` checks that the tools and PyTorch the tests use really run in it.
-usable() {  # [DIR] (default: the root); with -v, says what does not run
-  local dir=$root out=/dev/null
-  [[ ${1:-} == -v ]] && { out=/dev/stderr; shift; }
+usable() {  # [-v] [DIR] (default: the root); with -v, prints what the check printed when it fails
+  local dir=$root verbose=0 output
+  [[ ${1:-} == -v ]] && { verbose=1; shift; }
   [[ -n ${1:-} ]] && dir=$1
-  chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c \
-    'command -v ldconfig g++ cmake ninja make ccache >/dev/null && python3 -c "import torch"' \
-    >"$out" 2>&1
+  output=$(chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c \
+    'command -v ldconfig g++ cmake ninja make ccache >/dev/null && python3 -c "import torch"' 2>&1) && return 0
+  ((verbose == 0)) || echo "$output" >&2
+  return 1
 }
 
 ensure() {
