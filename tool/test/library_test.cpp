@@ -155,6 +155,19 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, DeviceIndex d) -> Tensor", "30: error: in 'f': argument 'd': PyTorch 1.x has no type DeviceIndex", {"--torch-version", "1.13"}},
       {"demo::f(Tensor self, SymBool b) -> Tensor", "PyTorch 1.x has no type SymBool", {"--torch-version", "1.13"}},
       {"demo::f(Tensor self, Dimname d) -> Tensor", "PyTorch 2 has no type Dimname"},
+      // What the generated C++ could not pass: at the argument's type, naming it and the convention.
+      {"demo::f(Tensor self, Tensor(b!)? x) -> Tensor",
+       "30: error: in 'f': argument 'x': type 'Tensor(b!)?' is not supported: the kernel's parameter "
+       "'::std::optional<at::Tensor> &' cannot be made from the dispatcher's 'at::Tensor &' (torchgen has no "
+       "conversion for it)"},
+      {"demo::f(Tensor self, Tensor(b!)? x) -> Tensor", "the kernel's parameter 'c10::optional<at::Tensor> &'",
+       {"--torch-version", "1.13"}},
+      {"demo::f(Tensor self, *, Tensor?[]? x) -> Tensor",
+       "33: error: in 'f': argument 'x': type 'Tensor?[]?' is not supported: its type in the C++ API (demo::f) "
+       "would be '::std::optional<const c10::List<::std::optional<at::Tensor>> &>', which does not compile"},
+      {"demo::f(Tensor self, bool[] mask) -> Tensor",
+       "30: error: in 'f': argument 'mask': type 'bool[]' is not supported: bool[] needs a size (bool[N])"},
+      {"demo::f(Tensor self) -> Tensor[]?", "33: error: in 'f': return: unrecognized return type Tensor[]?"},
       {"f(Tensor self) -> Tensor", "9: error: in 'f': an operator library's operators are declared with their namespace: 'NS::f(...)'"},
       {"aten::f(Tensor self) -> Tensor", "9: error: namespace 'aten' is PyTorch's own"},
       {"class::f(Tensor self) -> Tensor", "9: error: namespace 'class' is a keyword"},
@@ -175,6 +188,51 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.func << "\n" << r.err;
     EXPECT_FALSE(fs::exists(dir.path() / "out")) << c.func;
   }
+}
+
+// A structured operator's meta and impl functions take arguments in their own C++ types, which
+// torchgen cannot make from some (it stops with "Failed to synthesize the expression ..."): one error,
+// at the argument of the `structured: True` entry, for the whole group.
+TEST(Library, RefusesWhatAStructuredKernelCannotTake) {
+  struct Case {
+    std::string type;
+    std::string error;  // after "ARGUMENT: type 'TYPE' is not supported in a structured operator: "
+    std::vector<std::string> extra = {};
+  } cases[] = {
+      {"SymInt[]?", "the meta function's parameter '::std::optional<at::ArrayRef<int64_t>>' cannot be made from the "
+                    "wrapper's 'at::OptionalIntArrayRef' (torchgen has no conversion for it); declare the operator "
+                    "without `structured: True`"},
+      {"Scalar[]", "its type in the meta function would be 'at::ArrayRef<const at::Scalar &>', which does not compile"},
+      {"Scalar[]?", "its type in the meta function would be '::std::optional<at::ArrayRef<const at::Scalar &>>'"},
+      {"Tensor[]?", "its type in the C++ API (demo::f_out) would be '::std::optional<const at::ITensorListRef &>'"},
+      {"Dimname[]", "the meta function's parameter 'at::ArrayRef<at::Dimname>' cannot be made from the wrapper's "
+                    "'at::DimnameList'", {"--torch-version", "1"}},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    const std::string yaml = "- func: demo::f.out(Tensor self, " + c.type +
+                             " x, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n    CPU: f_out\n"
+                             "- func: demo::f(Tensor self, " + c.type + " x) -> Tensor\n  structured_delegate: f.out\n"
+                             "- func: demo::f_(Tensor(a!) self, " + c.type + " x) -> Tensor(a!)\n"
+                             "  structured_delegate: f.out\n";
+    LibraryRun run = library(dir, yaml, c.extra);
+    EXPECT_EQ(run.result.exitCode, 1) << c.type;
+    const std::string expected = "ops.yaml:1:34: error: in 'f.out': argument 'x': type '" + c.type +
+                                 "' is not supported in a structured operator: " + c.error;
+    EXPECT_NE(run.result.err.find(expected), std::string::npos) << expected << "\n" << run.result.err;
+    EXPECT_EQ(std::count(run.result.err.begin(), run.result.err.end(), '\n'), 1) << run.result.err;
+    EXPECT_FALSE(fs::exists(run.out)) << c.type;
+  }
+  // Unstructured, the same operators generate (and compile: tool/test/differential).
+  TempDir dir;
+  LibraryRun run = library(dir, R"(- func: demo::f.out(Tensor self, SymInt[]? x, Scalar[] y, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU: f_out
+- func: demo::f(Tensor self, SymInt[]? x, Scalar[] y) -> Tensor
+  dispatch:
+    CPU: f_cpu
+)");
+  EXPECT_TRUE(run.result.ok()) << run.result.describe();
 }
 
 // What a library does not support is an error at its line, never ignored.

@@ -349,28 +349,32 @@ std::optional<std::string> unsupportedReturn(const Type& t, bool isMutable) {
 
 }  // namespace
 
+std::optional<std::string> checkSupported(const model::Type& argumentType) { return unsupportedType(argumentType); }
+
+std::optional<std::string> checkSupported(const model::Argument& a) {
+  if (auto why = unsupportedType(a.type)) return why;
+  if (!a.defaultValue) return std::nullopt;
+  const std::string& d = *a.defaultValue;
+  const Type* t = &a.type;
+  if (t->isOptional() && d != "None") t = &t->elem();
+  if (t->isList() && !(d.size() >= 2 && d.front() == '[' && d.back() == ']') && !t->size() &&
+      !(isDigits(d) && t->elem().isBase(BaseTy::SymInt)))
+    return "expected a list default '[...]' but found: '" + d + "'";
+  return std::nullopt;
+}
+
+std::optional<std::string> checkSupported(const model::Return& r) { return unsupportedReturn(r.type, r.isWrite()); }
+
 std::optional<std::string> checkSupported(const model::FunctionSchema& func) {
   std::optional<std::string> problem;
   // The arguments in schema order (called for every function by several families: no list made).
   func.arguments.anyOf([&](const model::Argument& a) {
-    if (auto why = unsupportedType(a.type)) {
-      problem = "argument '" + a.name + "': " + *why;
-      return true;
-    }
-    if (!a.defaultValue) return false;
-    const std::string& d = *a.defaultValue;
-    const Type* t = &a.type;
-    if (t->isOptional() && d != "None") t = &t->elem();
-    if (t->isList() && !(d.size() >= 2 && d.front() == '[' && d.back() == ']') && !t->size() &&
-        !(isDigits(d) && t->elem().isBase(BaseTy::SymInt))) {
-      problem = "argument '" + a.name + "': expected a list default '[...]' but found: '" + d + "'";
-      return true;
-    }
-    return false;
+    if (auto why = checkSupported(a)) problem = "argument '" + a.name + "': " + *why;
+    return problem.has_value();
   });
   if (problem) return problem;
   for (const auto& r : func.returns)
-    if (auto why = unsupportedReturn(r.type, r.isWrite())) return "return: " + *why;
+    if (auto why = checkSupported(r)) return "return: " + *why;
   return std::nullopt;
 }
 

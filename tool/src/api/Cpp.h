@@ -65,5 +65,10 @@ std::vector<Binding> arguments(const model::Arguments& args, const Flavor& flavo
 // The other functions here still return something for such schemas (a type spelled
 // "__unsupported__"), so callers should check first and report.
 std::optional<std::string> checkSupported(const model::FunctionSchema& func);
+// The same for one argument, its type alone, or one return (the message without the "argument 'NAME': "
+// prefix).
+std::optional<std::string> checkSupported(const model::Type& argumentType);
+std::optional<std::string> checkSupported(const model::Argument& a);
+std::optional<std::string> checkSupported(const model::Return& r);
 
 }  // namespace opgen::api::cpp

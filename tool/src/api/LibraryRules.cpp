@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "api/LibrarySignatures.h"
 #include "model/Loader.h"
 #include "support/Strings.h"
 
@@ -157,8 +158,10 @@ std::optional<std::string> typeProblem(const Type& t, Libtorch libtorch) {
 // The checks of one function, located in its schema text.
 class FunctionChecker {
  public:
-  FunctionChecker(const model::NativeFunction& f, const LibraryRulesOptions& options, support::Diagnostics& diags)
-      : f_(f), options_(options), diags_(diags), text_(f.schemaString) {}
+  // `signatureProblems`: what the generated C++ cannot pass (api/LibrarySignatures.h).
+  FunctionChecker(const model::NativeFunction& f, std::vector<api::SignatureProblem> signatureProblems,
+                  const LibraryRulesOptions& options, support::Diagnostics& diags)
+      : f_(f), signatureProblems_(std::move(signatureProblems)), options_(options), diags_(diags), text_(f.schemaString) {}
 
   void run() {
     const model::OperatorName& op = f_.func.name;
@@ -175,12 +178,16 @@ class FunctionChecker {
     }
     size_t cursor = text_.find('(');
     std::set<std::string> seen;
+    std::set<std::string> unsupported;  // arguments whose type is reported already
     f_.func.arguments.anyOf([&](const model::Argument& a) {
       const size_t at = find(a.name, cursor);
       cursor = at + a.name.size();
       name("argument name", a.name, at, /*cpp=*/true);
       if (!seen.insert(a.name).second) error(at, "argument '" + a.name + "' is declared twice");
-      if (auto why = typeProblem(a.type, options_.libtorch)) error(typeStart(at), "argument '" + a.name + "': " + *why);
+      if (auto why = typeProblem(a.type, options_.libtorch)) {
+        error(typeStart(at), "argument '" + a.name + "': " + *why);
+        unsupported.insert(a.name);
+      }
       if (a.defaultValue)
         if (auto why = defaultProblem(a.type, *a.defaultValue))
           error(at + a.name.size() + 1, "default of '" + a.name + "': " + *why);
@@ -198,7 +205,16 @@ class FunctionChecker {
       }
       return false;
     }, {.positional = true, .kwargOnly = false, .out = false});
-    cursor = text_.find(") -> ");
+    // What the generated C++ cannot pass, once per argument.
+    const size_t returnsAt = text_.find(") -> ");
+    for (const api::SignatureProblem& p : signatureProblems_) {
+      if (p.argument == nullptr) {
+        error(returnsAt == std::string::npos ? 0 : returnsAt + 5, "return: " + p.message);
+      } else if (unsupported.insert(p.argument->name).second) {
+        error(typeStart(find(p.argument->name, text_.find('('))), "argument '" + p.argument->name + "': " + p.message);
+      }
+    }
+    cursor = returnsAt;
     std::set<std::string> returns;
     for (const model::Return& r : f_.func.returns) {
       if (auto why = typeProblem(r.type, options_.libtorch)) error(cursor == std::string::npos ? 0 : cursor + 5, "return: " + *why);
@@ -223,9 +239,16 @@ class FunctionChecker {
     return 0;
   }
   // Where the type of the argument whose name is at `nameAt` starts.
+  // (the ',' or '(' before it outside the type's own parentheses: "Tensor(a!)? x")
   size_t typeStart(size_t nameAt) const {
-    const size_t comma = text_.find_last_of(",(", nameAt > 0 ? nameAt - 1 : 0);
-    return comma == std::string::npos ? 0 : text_.find_first_not_of(' ', comma + 1);
+    int depth = 0;
+    for (size_t i = nameAt; i-- > 0;) {
+      const char c = text_[i];
+      if (c == ')') ++depth;
+      else if (c == '(' && depth > 0) --depth;
+      else if (c == ',' || c == '(') return text_.find_first_not_of(' ', i + 1);
+    }
+    return 0;
   }
 
   void name(std::string_view what, const std::string& n, size_t at, bool cpp) {
@@ -249,6 +272,7 @@ class FunctionChecker {
   }
 
   const model::NativeFunction& f_;
+  const std::vector<api::SignatureProblem> signatureProblems_;
   const LibraryRulesOptions& options_;
   support::Diagnostics& diags_;
   const std::string& text_;
@@ -276,6 +300,32 @@ void checkKernels(const model::Operators& ops, std::string_view libraryNs, suppo
         break;
       }
     }
+}
+
+// Each function's signature problems; a structured operator's are reported at its out= function (the
+// group's other functions share its arguments).
+std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblemsByFunction(const model::Operators& ops,
+                                                                                            Libtorch libtorch) {
+  std::map<const model::NativeFunction*, const model::NativeFunctionsGroup*> structuredGroup;
+  for (const model::NativeFunctionsGroup* g : ops.groups())
+    if (g->structured()) g->forEachFunction([&](const model::NativeFunction& m) { structuredGroup.emplace(&m, g); });
+  std::map<const model::NativeFunction*, std::vector<SignatureProblem>> problems;
+  for (const model::NativeFunction* f : ops.functions()) {
+    const auto group = structuredGroup.find(f);
+    const bool isOut = group != structuredGroup.end() && group->second->out == f;
+    problems[f] = api::librarySignatureProblems(*f, isOut ? group->second : nullptr, libtorch);
+  }
+  for (auto& [f, list] : problems) {
+    const auto group = structuredGroup.find(f);
+    if (group == structuredGroup.end() || group->second->out == f) continue;
+    const std::vector<SignatureProblem>& atOut = problems.at(group->second->out);
+    std::erase_if(list, [&](const SignatureProblem& p) {
+      return p.argument && std::any_of(atOut.begin(), atOut.end(), [&](const SignatureProblem& o) {
+               return o.argument && o.argument->name == p.argument->name;
+             });
+    });
+  }
+  return problems;
 }
 
 }  // namespace
@@ -313,6 +363,8 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
       diags.error(nsLoc, "namespace '" + libraryNs + "' is PyTorch's own: loading a second library of it aborts the "
                          "process; choose the library's own namespace");
   }
+  const std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblems =
+      signatureProblemsByFunction(ops, options.libtorch);
   for (const model::NativeFunction* f : fs) {
     if (!f->explicitNamespace) {
       const std::string shown = libraryNs.empty() ? "NS" : libraryNs;
@@ -324,7 +376,7 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
                        "operator '" + f->ns + "::" + f->func.name.str() + "' is not in the library's namespace '" +
                            libraryNs + "'" + from);
     }
-    FunctionChecker(*f, options, diags).run();
+    FunctionChecker(*f, signatureProblems.at(f), options, diags).run();
   }
   checkKernels(ops, libraryNs, diags);
   return diags.errorCount() == errorsBefore ? libraryNs : std::string();

@@ -19,7 +19,8 @@ struct LibraryRulesOptions {
 };
 
 // The library's namespace `ns` (from NAMESPACE, or "" to take the first operator's) and every
-// function's names, types, defaults and kernels. Returns the namespace, or "" after reporting.
+// function's names, types, defaults and kernels, and the C++ types its generated code passes
+// (api/LibrarySignatures.h). Returns the namespace, or "" after reporting.
 std::string checkLibrary(const model::Operators& ops, std::string_view ns, const LibraryRulesOptions& options,
                          support::Diagnostics& diags);
 
