@@ -127,7 +127,8 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
   } cases[] = {
       {"demo::f(Tensor self, int dim=abc) -> Tensor", "38: error: in 'f': default of 'dim': 'abc' is not an int"},
       {"demo::f(Tensor self, int dim=\"x\") -> Tensor", "38: error: in 'f': default of 'dim': '\"x\"' is not an int"},
-      {"demo::f(Tensor self, Tensor other=1) -> Tensor", "43: error: in 'f': default of 'other': a Tensor default is None"},
+      {"demo::f(Tensor self, Tensor other=1) -> Tensor", "43: error: in 'f': default of 'other': a Tensor argument has no default (None is the default of Tensor?)"},
+      {"demo::f(Tensor self, Tensor t=None) -> Tensor", "39: error: in 'f': default of 't': None is the default of optional types only (Tensor? for this one)"},
       {"demo::f(Tensor self, int[] dims=[True]) -> Tensor", "41: error: in 'f': default of 'dims': item 'True' is not an int"},
       {"demo::f(Tensor self, int dim=99999999999999999999) -> Tensor", "38: error: in 'f': default of 'dim': '99999999999999999999' does not fit in int64"},
       {"demo::f(Tensor self, int[] s=1) -> Tensor", "the default of an unsized list is a list"},
@@ -168,6 +169,9 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, bool[] mask) -> Tensor",
        "30: error: in 'f': argument 'mask': type 'bool[]' is not supported: bool[] needs a size (bool[N])"},
       {"demo::f(Tensor self) -> Tensor[]?", "33: error: in 'f': return: unrecognized return type Tensor[]?"},
+      {"demo::f(Tensor self, *, bool keepdim=False, ScalarType t) -> Tensor", "53: error: in 'f': argument 't': it has no default but follows 'keepdim', which has one: in the C++ API (demo::f) the parameters with a default must come last"},
+      {"demo::f(Tensor self, int[][] x) -> Tensor", "30: error: in 'f': argument 'x': type 'int[][]' is not supported: a list of lists has no C++ type that PyTorch's dispatcher can pass"},
+      {"demo::f_.int(str[] s, Tensor(a!) self, Tensor other) -> Tensor(a!)", "31: error: in 'f_.int': argument 'self': it must be the operator's first argument: PyTorch's dispatcher returns the first argument of an operator returning Tensor(a!), or its last when the first is not a mutable tensor (here 'other'; the generated code does not compile)"},
       {"f(Tensor self) -> Tensor", "9: error: in 'f': an operator library's operators are declared with their namespace: 'NS::f(...)'"},
       {"aten::f(Tensor self) -> Tensor", "9: error: namespace 'aten' is PyTorch's own"},
       {"class::f(Tensor self) -> Tensor", "9: error: namespace 'class' is a keyword"},
@@ -260,7 +264,7 @@ TEST(Library, RefusesKeysItWouldIgnore) {
 // What PyTorch accepts and the C++ compiles stays accepted.
 TEST(Library, AcceptsTheDefaultsThatRegisterAndCompile) {
   TempDir dir;
-  const std::string yaml = R"(- func: demo::f(Tensor self, int a=-1, int b=9223372036854775807, float c=1., float d=.5, float e=-2e-3, bool g=True, str h='mean', str i="x", Scalar j=1, Scalar k=2.5, Scalar l=False, int[] m=[], int[] n=[1,-2], int[2] o=1, float[] p=[1.0,2], int? q=None, int? r=3, Tensor? s=None, Tensor t=None, ScalarType u=long, MemoryFormat v=contiguous_format, int reduction=Mean, *, Device? w=None) -> Tensor
+  const std::string yaml = R"(- func: demo::f(Tensor self, int a=-1, int b=9223372036854775807, float c=1., float d=.5, float e=-2e-3, bool g=True, str h='mean', str i="x", Scalar j=1, Scalar k=2.5, Scalar l=False, int[] m=[], int[] n=[1,-2], int[2] o=1, float[] p=[1.0,2], int? q=None, int? r=3, Tensor? s=None, ScalarType u=long, MemoryFormat v=contiguous_format, int reduction=Mean, *, Device? w=None) -> Tensor
 )";
   LibraryRun run = library(dir, yaml, {"--python-module"});
   EXPECT_TRUE(run.result.ok()) << run.result.describe();

@@ -58,6 +58,10 @@ class Checker {
   std::vector<SignatureProblem> run() {
     f_.func.arguments.anyOf([&](const model::Argument& a) {
       if (auto why = cpp::checkSupported(a.type)) report(a.name, *why);
+      const model::Type& t = a.type.isOptional() ? a.type.elem() : a.type;
+      if (t.isList() && (t.elem().isOptional() ? t.elem().elem() : t.elem()).isList())
+        report(a.name, "a list of lists has no C++ type that PyTorch's dispatcher can pass to a kernel (it cannot "
+                       "unbox an at::ArrayRef of lists)");
       return false;
     });
     std::vector<SignatureProblem> returns;
@@ -95,6 +99,9 @@ class Checker {
     for (const Convention& c : cppApi) checkTranslation(c, theDispatcher);
     checkTranslation(theDispatcher, theKernel);
     checkTranslation(theDispatcher, theSymIntKernel);
+    checkBoxedReturn(dispatcher);
+    for (const Convention& c : cppApi) checkDefaultsLast(c);
+    checkDefaultsLast(theKernel);
 
     if (structured_ == nullptr) return;
     // A structured operator: the wrappers of the group's functions call its meta function, then its
@@ -120,6 +127,40 @@ class Checker {
       checkTranslation(theWrapper, theMeta);
       checkTranslation(theWrapper, theImpl);
     });
+  }
+
+  // An operator returning one mutable tensor (at::Tensor &) returns, when the dispatcher calls a boxed
+  // kernel (c10's BoxedKernelWrapper), its first argument if that is a mutable tensor, else its last:
+  // it must be the one the schema returns (an in-place operator's self, an out= operator's out).
+  void checkBoxedReturn(const DispatcherSignature& dispatcher) {
+    const CType tensorRef = CType::mutRef(CType::base(tensorT));
+    const std::vector<Binding>& args = dispatcher.arguments();
+    if (!(dispatcher.returnsType() == tensorRef) || args.empty()) return;
+    const model::SchemaKind kind = f_.func.kind();
+    std::string returned;
+    if (kind == model::SchemaKind::Inplace && f_.func.arguments.selfArg) returned = f_.func.arguments.selfArg->name;
+    else if (kind == model::SchemaKind::Out && f_.func.arguments.out.size() == 1) returned = f_.func.arguments.out[0].name;
+    const Binding& boxed = args.front().nctype.type == tensorRef ? args.front() : args.back();
+    if (returned.empty() || boxed.name == returned) return;
+    reportAs(returned, "it must be the operator's first argument: PyTorch's dispatcher returns the first argument "
+                       "of an operator returning Tensor(a!), or its last when the first is not a mutable tensor (here '" +
+                       boxed.name + "'; the generated code does not compile)");
+  }
+
+  // C++ gives defaults to the last parameters only: after one with a default, each needs one (the
+  // schema parser asks that of positional arguments only).
+  void checkDefaultsLast(const Convention& c) {
+    const Binding* defaulted = nullptr;
+    for (const Binding& b : *c.bindings) {
+      if (b.defaultValue) {
+        defaulted = &b;
+      } else if (defaulted != nullptr && b.schemaArgument() != nullptr) {
+        reportAs(b.name, "it has no default but follows '" + defaulted->name + "', which has one: in " + c.owner +
+                             " the parameters with a default must come last, or the generated C++ does not compile "
+                             "(give it a default, or declare it before '" + defaulted->name + "')");
+        return;
+      }
+    }
   }
 
   bool isOut(const std::string& name) const {
@@ -155,17 +196,27 @@ class Checker {
   // The first problem of the argument named `name` (of f: the group's functions share the names).
   void report(const std::string& name, const std::string& why) { report(name, inStructured_, why); }
   void report(const std::string& name, bool structured, const std::string& why) {
-    const model::Argument* a = nullptr;
-    f_.func.arguments.anyOf([&](const model::Argument& x) {
-      if (x.name == name) a = &x;
-      return a != nullptr;
-    });
+    const model::Argument* a = argument(name);
     if (a == nullptr || byName_.count(name)) return;
     std::string message = "type '" + writtenType(*a) + "' is not supported";
     if (structured) message += " in a structured operator";
     message += ": " + why;
     if (structured) message += "; declare the operator without `structured: True`";
     byName_.emplace(name, std::move(message));
+  }
+
+  // A problem that is not the type's.
+  void reportAs(const std::string& name, std::string message) {
+    if (argument(name) != nullptr && !byName_.count(name)) byName_.emplace(name, std::move(message));
+  }
+
+  const model::Argument* argument(const std::string& name) const {
+    const model::Argument* a = nullptr;
+    f_.func.arguments.anyOf([&](const model::Argument& x) {
+      if (x.name == name) a = &x;
+      return a != nullptr;
+    });
+    return a;
   }
 
   const model::NativeFunction& f_;
