@@ -48,6 +48,7 @@ TYPES = [
     "Device?", "MemoryFormat", "MemoryFormat?", "Generator", "Generator?", "Dimname", "Dimname[]", "Dimname?",
     "DeviceIndex", "SymBool", "SymBool?", "Storage", "Stream", "QScheme", "GraphModule", "int[][]", "Tensor??",
     "__torch__.torch.classes.fz.Packed", "__torch__.torch.classes.fz.Packed?", "Any", "complex", "number",
+    "Tensor?[]?", "Tensor[]?", "Tensor(a!)?", "Scalar[]?", "SymInt[]?", "ScalarType[]", "str[]?", "float[2]",
 ]
 DEFAULTS = [
     "1", "-1", "0", "1.5", "-0.5", "1e-05", "1e3", "2.", ".5", "+1", "inf", "-inf", "nan", "True", "False",
