@@ -55,11 +55,13 @@ struct ProcessResult {
   }
 };
 
+// (Each member has "= {}" so that a designated initializer may leave it out without GCC 12's
+// -Wmissing-field-initializers warning.)
 struct ProcessOptions {
-  fs::path cwd;                                          // empty: the current directory
-  std::vector<std::pair<std::string, std::string>> env;  // variables set (added or replaced) in the child
-  std::vector<std::string> unsetEnv;                     // variables removed in the child
-  std::optional<std::string> input;                      // written to the child's stdin (else /dev/null)
+  fs::path cwd = {};                                          // empty: the current directory
+  std::vector<std::pair<std::string, std::string>> env = {};  // variables set (added or replaced) in the child
+  std::vector<std::string> unsetEnv = {};                     // variables removed in the child
+  std::optional<std::string> input = {};                      // written to the child's stdin (else /dev/null)
 };
 
 inline std::string shellQuote(const std::string& arg) {

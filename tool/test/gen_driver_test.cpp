@@ -323,9 +323,11 @@ TEST(GenRun, SmallLibraryIntoMemory) {
   EXPECT_EQ(outputs.find("out/core", "enum_tag.h"), nullptr);  // a header: not with --generate sources
   EXPECT_EQ(outputs.directories(), (std::set<std::string>{"out/core", "out/ops", "torch/csrc/inductor/aoti_torch/generated"}));
   // Only source families run.
-  for (const gen::FamilyInfo& f : gen::genFamilies())
-    if (f.generate != "sources")
+  for (const gen::FamilyInfo& f : gen::genFamilies()) {
+    if (f.generate != "sources") {
       EXPECT_EQ(std::count(report.emittedFamilies.begin(), report.emittedFamilies.end(), f.name), 0) << f.name;
+    }
+  }
   EXPECT_EQ(std::count(report.emittedFamilies.begin(), report.emittedFamilies.end(), "RegisterSchema.cpp"), 1);
 }
 
