@@ -169,6 +169,7 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, bool[] mask) -> Tensor",
        "30: error: in 'f': argument 'mask': type 'bool[]' is not supported: bool[] needs a size (bool[N])"},
       {"demo::f(Tensor self) -> Tensor[]?", "33: error: in 'f': return: unrecognized return type Tensor[]?"},
+      {"demo::f(Tensor self) -> Scalar[]", "33: error: in 'f': return: type 'Scalar[]' is not supported: PyTorch cannot register a kernel returning a list of Scalars"},
       {"demo::f(Tensor self, *, bool keepdim=False, ScalarType t) -> Tensor", "53: error: in 'f': argument 't': it has no default but follows 'keepdim', which has one: in the C++ API (demo::f) the parameters with a default must come last"},
       {"demo::f(Tensor self, int[][] x) -> Tensor", "30: error: in 'f': argument 'x': type 'int[][]' is not supported: a list of lists has no C++ type that PyTorch's dispatcher can pass"},
       {"demo::f_.int(str[] s, Tensor(a!) self, Tensor other) -> Tensor(a!)", "31: error: in 'f_.int': argument 'self': it must be the operator's first argument: PyTorch's dispatcher returns the first argument of an operator returning Tensor(a!), or its last when the first is not a mutable tensor (here 'other'; the generated code does not compile)"},

@@ -65,8 +65,16 @@ class Checker {
       return false;
     });
     std::vector<SignatureProblem> returns;
-    for (size_t i = 0; i < f_.func.returns.size(); ++i)
-      if (auto why = cpp::checkSupported(f_.func.returns[i])) returns.push_back({nullptr, i, *why});
+    for (size_t i = 0; i < f_.func.returns.size(); ++i) {
+      const model::Type& t = f_.func.returns[i].type;
+      if (auto why = cpp::checkSupported(f_.func.returns[i])) {
+        returns.push_back({nullptr, i, *why});
+      } else if (t.isList() && t.elem().isBase(model::BaseTy::Scalar)) {
+        // (c10's make_boxed_from_unboxed_functor asserts: a kernel may return List<int64_t>, List<double>...)
+        returns.push_back({nullptr, i, "type '" + t.str() + "' is not supported: PyTorch cannot register a kernel "
+                                       "returning a list of Scalars (::std::vector<at::Scalar>)"});
+      }
+    }
     // Without a C++ type for every argument and return, the signatures below are not meaningful.
     if (returns.empty() && byName_.empty()) checkSignatures();
     std::vector<SignatureProblem> ordered;
