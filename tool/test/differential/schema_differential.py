@@ -66,7 +66,7 @@ RETURNS = [
     "Tensor", "()", "(Tensor, Tensor)", "Tensor[]", "(Tensor a, Tensor b)", "int", "Tensor(a)", "Tensor(a!)",
     "(Tensor(a!) x)", "float", "Scalar", "Tensor?", "bool[]", "(Tensor(a!), Tensor(b!))", "(Tensor self)",
     "(int, float, bool)", "str", "SymInt", "SymInt[]", "ScalarType", "(Tensor out)", "Tensor(a)[]", "Dimname",
-    "(Tensor x, Tensor x)", "Tensor[](a)",
+    "(Tensor x, Tensor x)", "Tensor[](a)", "Scalar[]", "Tensor?[]", "str[]", "Device", "(int, Tensor[])",
 ]
 OVERLOADS = ["", ".out", ".Tensor", ".default", "._x", ".1", ".Scalar_out", ".int", ".self", ".__init__"]
 CHARS = " ,()[]?!*=-.:a1_>\"'"
@@ -190,15 +190,35 @@ def collect(source_dir):
     return sorted(out)
 
 
+# The dispatch entries a schema is tried with alone: a CompositeExplicitAutograd kernel, then, when
+# that is refused by torchgen's rule that such an operator must be able to get an out= variant (it
+# returns no tensor), a CompositeImplicitAutograd one (no dispatch: the rule does not apply).
+TRIED_DISPATCH = [["CompositeExplicitAutograd"], []]
+
+
+def entry(schema, keys, kernel="kernel"):
+    """A library YAML entry for the (namespaced) schema with a kernel for each dispatch key."""
+    text = "- func: %s\n" % json.dumps(schema)
+    if keys:
+        text += "  dispatch:\n" + "".join("    %s: %s_%s\n" % (k, kernel, k.lower()) for k in keys)
+    return text
+
+
 def library_accepts(opgen, templates, torch_version, schema, work):
+    """The dispatch keys (of TRIED_DISPATCH) with which `opgen library` accepts the schema alone, or None."""
     yaml_path = os.path.join(work, "ops.yaml")
-    with open(yaml_path, "w", encoding="utf-8") as fh:
-        fh.write("- func: %s\n  dispatch:\n    CompositeExplicitAutograd: kernel\n" % json.dumps("fz::" + schema))
-    r = subprocess.run([opgen, "library", yaml_path, "-o", os.path.join(work, "out"), "--templates", templates,
-                        "--torch-version", str(torch_version)], capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        raise SystemExit("opgen library exited with %d on %r:\n%s" % (r.returncode, schema, r.stderr))
-    return r.returncode == 0
+    for keys in TRIED_DISPATCH:
+        with open(yaml_path, "w", encoding="utf-8") as fh:
+            fh.write(entry("fz::" + schema, keys))
+        r = subprocess.run([opgen, "library", yaml_path, "-o", os.path.join(work, "out"), "--templates", templates,
+                            "--torch-version", str(torch_version)], capture_output=True, text=True)
+        if r.returncode not in (0, 1):
+            raise SystemExit("opgen library exited with %d on %r:\n%s" % (r.returncode, schema, r.stderr))
+        if r.returncode == 0:
+            return keys
+        if "out= variant" not in r.stderr:
+            return None
+    return None
 
 
 def run(argv):
@@ -230,10 +250,13 @@ def run(argv):
             if "\n" not in v:
                 candidates.append(v)
     candidates = sorted(set(candidates))
-    accepted, refused = [], []
+    accepted, refused, dispatch = [], [], {}
     with tempfile.TemporaryDirectory(dir=a.work) as tmp:
         for s in candidates:
-            (accepted if library_accepts(a.opgen, a.templates, a.torch_version, s, tmp) else refused).append("fz::" + s)
+            keys = library_accepts(a.opgen, a.templates, a.torch_version, s, tmp)
+            (accepted if keys is not None else refused).append("fz::" + s)
+            if keys is not None:
+                dispatch[s] = keys
     listing = os.path.join(a.work, "accepted.json")
     with open(listing, "w", encoding="utf-8") as fh:
         json.dump(accepted, fh, indent=0)
@@ -246,7 +269,7 @@ def run(argv):
     if parsed == 77:
         return 77
     out = os.path.join(a.work, "sample")
-    if not generate_sample(a.opgen, a.templates, a.torch_version, accepted, out):
+    if not generate_sample(a.opgen, a.templates, a.torch_version, accepted, dispatch, out):
         return 1
     sys.stdout.flush()
     compiled = subprocess.run(a.runtime + [os.path.abspath(__file__), "compile", out]).returncode
@@ -303,28 +326,23 @@ def sample_of(accepted):
     return chosen, seen
 
 
-# The dispatch entries an accepted schema was accepted with, alone.
-ACCEPTED_DISPATCH = ["CompositeExplicitAutograd"]
-
-
 def sample_yaml(entries):
     """One library YAML of the (schema, dispatch keys) entries, each operator renamed c<i>_NAME
     (overload names kept); returns the text and each entry's first line."""
     text, first_lines = "", []
     for i, (s, keys) in enumerate(entries):
         first_lines.append(text.count("\n") + 1)
-        text += "- func: %s\n" % json.dumps("fz::c%d_%s" % (i, s))
-        if keys:
-            text += "  dispatch:\n" + "".join("    %s: k%d_%s\n" % (k, i, k.lower()) for k in keys)
+        text += entry("fz::c%d_%s" % (i, s), keys, "k%d" % i)
     return text, first_lines
 
 
-def generate_sample(opgen, templates, torch_version, accepted, out):
-    """`opgen library` on the sample, into OUT, with the dispatch entries of SAMPLE_DISPATCH in turn.
-    An entry refused with its entries gets those it was accepted with alone; refused again (in
-    company: two that group, say), it is left out, saying why. False when opgen still refuses."""
+def generate_sample(opgen, templates, torch_version, accepted, dispatch, out):
+    """`opgen library` on the sample, into OUT, with the dispatch entries of SAMPLE_DISPATCH in turn
+    (a schema accepted only without a kernel gets none). An entry refused with its entries gets those
+    it was accepted with alone (`dispatch`); refused again (in company: two that group, say), it is
+    left out, saying why. False when opgen still refuses."""
     schemas, covered = sample_of(accepted)
-    entries = [(s, SAMPLE_DISPATCH[i % len(SAMPLE_DISPATCH)]) for i, s in enumerate(schemas)]
+    entries = [(s, SAMPLE_DISPATCH[i % len(SAMPLE_DISPATCH)] if dispatch[s] else []) for i, s in enumerate(schemas)]
     yaml_path = out + ".yaml"
     dropped = []
     for _ in range(8):
@@ -344,9 +362,9 @@ def generate_sample(opgen, templates, torch_version, accepted, out):
         if not bad:
             print("opgen library refused the sample %s:\n%s" % (yaml_path, r.stderr))
             return False
-        dropped += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == ACCEPTED_DISPATCH]
-        entries = [(s, ACCEPTED_DISPATCH) if i in bad else (s, keys)
-                   for i, (s, keys) in enumerate(entries) if not (i in bad and keys == ACCEPTED_DISPATCH)]
+        dropped += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == dispatch[entries[i][0]]]
+        entries = [(s, dispatch[s]) if i in bad else (s, keys)
+                   for i, (s, keys) in enumerate(entries) if not (i in bad and keys == dispatch[s])]
     else:
         print("opgen library still refuses the sample %s:\n%s" % (yaml_path, r.stderr))
         return False
