@@ -160,7 +160,8 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, Tensor(b!)? x) -> Tensor",
        "30: error: in 'f': argument 'x': type 'Tensor(b!)?' is not supported: the kernel's parameter "
        "'::std::optional<at::Tensor> &' cannot be made from the dispatcher's 'at::Tensor &' (torchgen has no "
-       "conversion for it)"},
+       "conversion for it); with `use_const_ref_for_mutable_tensors: True` every convention takes it as a const "
+       "reference to an optional"},
       {"demo::f(Tensor self, Tensor(b!)? x) -> Tensor", "the kernel's parameter 'c10::optional<at::Tensor> &'",
        {"--torch-version", "1.13"}},
       {"demo::f(Tensor self, *, Tensor?[]? x) -> Tensor",
@@ -234,6 +235,18 @@ TEST(Library, RefusesWhatAStructuredKernelCannotTake) {
   dispatch:
     CPU: f_out
 - func: demo::f(Tensor self, SymInt[]? x, Scalar[] y) -> Tensor
+  dispatch:
+    CPU: f_cpu
+)");
+  EXPECT_TRUE(run.result.ok()) << run.result.describe();
+}
+
+// A mutable optional tensor is refused (see above) unless every convention takes it by const
+// reference; then it generates (and compiles with PyTorch 1.13.1 and 2.14.1: checked by hand).
+TEST(Library, AcceptsAMutableOptionalTensorByConstReference) {
+  TempDir dir;
+  LibraryRun run = library(dir, R"(- func: demo::f(Tensor self, Tensor(b!)? x) -> Tensor
+  use_const_ref_for_mutable_tensors: True
   dispatch:
     CPU: f_cpu
 )");

@@ -33,6 +33,7 @@ bool holdsReference(const CType& t, bool inContainer = false) {
   }
 }
 
+// Whether `base` appears anywhere in t.
 bool mentions(const CType& t, const BaseCppType& base) {
   switch (t.kind()) {
     case CType::Kind::Base: return t.baseType() == base;
@@ -194,8 +195,13 @@ class Checker {
       std::string source = from.owner + "'s parameters";
       for (const Binding& b : *from.bindings)
         if (b.name == goal.name) source = from.owner + "'s '" + spell(b.nctype.type) + "'";
+      const model::Argument* a = goal.schemaArgument();
+      const bool mutableOptionalTensor = a->isWrite() && a->type.isOptional() && a->type.elem().isBase(model::BaseTy::Tensor);
       report(goal.name, to.owner + "'s parameter '" + spell(goal.nctype.type) + "' cannot be made from " + source +
-                            " (torchgen has no conversion for it)");
+                            " (torchgen has no conversion for it)" +
+                            (mutableOptionalTensor ? "; with `use_const_ref_for_mutable_tensors: True` every convention "
+                                                     "takes it as a const reference to an optional"
+                                                   : ""));
     }
   }
 
