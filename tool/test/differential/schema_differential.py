@@ -306,6 +306,16 @@ def schema_types(schema):
     return types
 
 
+def covering(schemas, size):
+    """`size` of the schemas, in their order, first those that bring a type not seen yet."""
+    chosen, seen = [], set()
+    for s in schemas:
+        if schema_types(s) - seen:
+            chosen.append(s)
+            seen |= schema_types(s)
+    return (chosen + [s for s in schemas if s not in chosen])[:size]
+
+
 def sample_of(accepted):
     """The accepted schemas, namespace-free, shuffled (deterministically), and the types they use; with
     $OPGEN_DIFFERENTIAL_SAMPLE=N, N of them: first those that bring a type not seen yet."""
@@ -326,25 +336,60 @@ def sample_of(accepted):
     return chosen, seen
 
 
+# Besides, up to this many of the accepted functional schemas returning a Tensor become structured
+# operators: an out= function with `structured: True` and a CPU kernel, the functional one delegating
+# to it (their meta and impl functions take the arguments in the structured kernels' own types).
+STRUCTURED_GROUPS = 80
+STRUCTURED = "structured"
+# What opgen library must never answer: torchgen's internal errors (api/LibrarySignatures.h says
+# what is not supported instead).
+INTERNAL_ERRORS = ["Failed to synthesize", "missing rule in the rules of translate"]
+
+
+def structured_group(schema):
+    """(NAME, out= arguments, arguments) of the structured operator made of a functional schema
+    NAME(ARGS) -> Tensor, or None when it cannot be one."""
+    m = SCHEMA.match(schema)
+    if not m or m.group(3).strip() != "Tensor" or "!" in schema:
+        return None
+    base, args = m.group(1).split(".", 1)[0], m.group(2).strip()
+    if not args or base.endswith("_") or base.startswith("__"):
+        return None
+    arglist = [x.strip() for x in split_top(args)]
+    names = {split_top(x, "=")[0].rsplit(" ", 1)[-1] for x in arglist if x != "*"}
+    if names & {"out", "dtype", "layout", "device", "pin_memory"}:  # (tensor options: not structured)
+        return None
+    return base, args + (", Tensor(a!) out" if "*" in arglist else ", *, Tensor(a!) out"), args
+
+
 def sample_yaml(entries):
-    """One library YAML of the (schema, dispatch keys) entries, each operator renamed c<i>_NAME
-    (overload names kept); returns the text and each entry's first line."""
+    """One library YAML of the (schema, dispatch keys or STRUCTURED) entries, each operator renamed
+    c<i>_NAME (overload names kept); returns the text and each entry's first line."""
     text, first_lines = "", []
     for i, (s, keys) in enumerate(entries):
         first_lines.append(text.count("\n") + 1)
-        text += entry("fz::c%d_%s" % (i, s), keys, "k%d" % i)
+        if keys == STRUCTURED:
+            base, out_args, args = structured_group(s)
+            name = "c%d_%s" % (i, base)
+            text += "- func: %s\n  structured: True\n  dispatch:\n    CPU: k%d_out\n" % (
+                json.dumps("fz::%s.out(%s) -> Tensor(a!)" % (name, out_args)), i)
+            text += "- func: %s\n  structured_delegate: %s.out\n" % (json.dumps("fz::%s(%s) -> Tensor" % (name, args)), name)
+        else:
+            text += entry("fz::c%d_%s" % (i, s), keys, "k%d" % i)
     return text, first_lines
 
 
 def generate_sample(opgen, templates, torch_version, accepted, dispatch, out):
     """`opgen library` on the sample, into OUT, with the dispatch entries of SAMPLE_DISPATCH in turn
-    (a schema accepted only without a kernel gets none). An entry refused with its entries gets those
-    it was accepted with alone (`dispatch`); refused again (in company: two that group, say), it is
-    left out, saying why. False when opgen still refuses."""
+    (a schema accepted only without a kernel gets none), and structured operators. An entry refused
+    with its entries gets those it was accepted with alone (`dispatch`); refused again (in company:
+    two that group, say), it is left out, saying why. A structured operator refused is left out (opgen
+    refuses the argument types structured kernels cannot take). False when opgen still refuses."""
     schemas, covered = sample_of(accepted)
     entries = [(s, SAMPLE_DISPATCH[i % len(SAMPLE_DISPATCH)] if dispatch[s] else []) for i, s in enumerate(schemas)]
+    entries += [(s, STRUCTURED) for s in covering([s for s in schemas if structured_group(s)], STRUCTURED_GROUPS)]
     yaml_path = out + ".yaml"
-    dropped = []
+    dropped, unstructured = [], []
     for _ in range(8):
         text, first_lines = sample_yaml(entries)
         with open(yaml_path, "w", encoding="utf-8") as fh:
@@ -362,15 +407,24 @@ def generate_sample(opgen, templates, torch_version, accepted, dispatch, out):
         if not bad:
             print("opgen library refused the sample %s:\n%s" % (yaml_path, r.stderr))
             return False
+        internal = [line for line in r.stderr.splitlines() if any(w in line for w in INTERNAL_ERRORS)]
+        if internal:
+            print("opgen library refused the sample %s with torchgen's internal errors instead of saying what is "
+                  "not supported:\n%s" % (yaml_path, "\n".join(internal)))
+            return False
+        unstructured += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == STRUCTURED]
         dropped += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == dispatch[entries[i][0]]]
-        entries = [(s, dispatch[s]) if i in bad else (s, keys)
-                   for i, (s, keys) in enumerate(entries) if not (i in bad and keys == dispatch[s])]
+        entries = [(s, dispatch[s]) if i in bad else (s, keys) for i, (s, keys) in enumerate(entries)
+                   if not (i in bad and keys in (STRUCTURED, dispatch[s]))]
     else:
         print("opgen library still refuses the sample %s:\n%s" % (yaml_path, r.stderr))
         return False
     missing = covered - set().union(*(schema_types(s) for s, _ in entries))
-    print("sample: %d of the accepted schemas as one library (%s), %d types%s%s"
-          % (len(entries), yaml_path, len(covered) - len(missing),
+    structured = sum(1 for _, keys in entries if keys == STRUCTURED)
+    print("sample: %d of the accepted schemas as one library (%s), %d types, and %d structured operators made "
+          "of them (%d more refused, e.g. %s)%s%s"
+          % (len(entries) - structured, yaml_path, len(covered) - len(missing), structured, len(unstructured),
+             unstructured[0][1] if unstructured else "none",
              "; left out, refused in company: %s" % "; ".join("%s (%s)" % d for d in dropped) if dropped else "",
              "; types lost with them: %s" % ", ".join(sorted(missing)) if missing else ""))
     return True
