@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Differential test of opgen's schema rules against PyTorch's own schema parser.
+"""Differential test of opgen's schema rules against PyTorch's own schema parser and its headers.
 
 Every schema that `opgen library` accepts must be accepted by `torch._C.parse_schema` of the
-PyTorch the library is generated for: otherwise the generated library would fail to register when
-Python (or C++) loads it.
+PyTorch the library is generated for (otherwise the generated library would fail to register when
+Python or C++ loads it), and the code generated for it must compile against that PyTorch.
 
     schema_differential.py run --opgen OPGEN --source-dir DIR --templates DIR --torch-version N
                                --work DIR -- RUNTIME_COMMAND...
@@ -14,8 +14,9 @@ Python (or C++) loads it.
         Then it writes the accepted schemas (or a deterministic sample of them that uses every
         argument and return type they use: $OPGEN_DIFFERENTIAL_SAMPLE=N) as one library YAML,
         each operator renamed and given dispatch entries in turn (CompositeExplicitAutograd; CPU
-        and Meta; CPU; none), runs `opgen library` on it and has RUNTIME_COMMAND run `compile` on
-        the generated sources.
+        and Meta; CPU; none), with structured operators made of some, runs `opgen library` on it
+        (which must not answer with torchgen's internal errors) and has RUNTIME_COMMAND run
+        `compile` on the generated sources.
     schema_differential.py check ACCEPTED_FILE [--refused-too]
         parse_schema on each schema of the file (a JSON list); exit 1 when one is refused (or
         crashes the process), 77 when torch cannot be imported. --refused-too: also count how many
@@ -26,8 +27,8 @@ Python (or C++) loads it.
         2); exit 1 when it does not compile, 77 when there is no torch, no g++ or no headers.
 
 Exit status 0: every accepted schema parsed and the sample compiled; 1: some schema did not parse
-(each is printed with PyTorch's error) or the sample did not compile (the compiler's first errors are
-printed); 77: skipped (no torch, compiler or libtorch headers in the runtime; the reason is printed).
+(each is printed with PyTorch's error), opgen answered the sample with an internal error, or the
+sample did not compile (the compiler's first errors are printed); 77: skipped (no torch, compiler or libtorch headers in the runtime; the reason is printed).
 """
 import json
 import os
