@@ -2,7 +2,7 @@
 #
 #   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DERIVATIVES derivatives.yaml]
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
+#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
@@ -87,11 +87,12 @@ endfunction()
 
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
                         "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, DERIVATIVES, "
-                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, SHARED/STATIC/OBJECT/MODULE)")
+                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, "
+                        "SHARED/STATIC/OBJECT/MODULE)")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
@@ -113,7 +114,8 @@ function(add_operator_library name)
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
-    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
+    OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -158,7 +160,7 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -172,8 +174,13 @@ function(_opgen_finalize name)
   endif()
   if(NAMESPACE)
     list(APPEND args --namespace "${NAMESPACE}")
-  else()
-    # The namespace comes from the yaml: configure again when it changes.
+  endif()
+  if(PER_OPERATOR_HEADERS)
+    list(APPEND args --per-operator-headers)
+  endif()
+  if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
+    # The namespace, or the list of per-operator headers, comes from the yaml: configure again when
+    # it changes.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${YAML}")
   endif()
   foreach(key IN LISTS BACKENDS)

@@ -101,29 +101,45 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     build_log >/dev/null
     [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
 
-    echo "== editing one operator rewrites only the outputs that change"
+    echo "== editing one operator rewrites only the outputs that change, and recompiles what includes them"
     before=$(mtimes)
     sleep 1
     # Rename clip_boxes' kernel: its declaration and its registration change, nothing else.
     sed -i 's/CompositeExplicitAutograd: clip_boxes/CompositeExplicitAutograd: clip_boxes_kernel/' "$work/src/ops.yaml"
-    sed -i 's/^at::Tensor clip_boxes(/at::Tensor clip_boxes_kernel(/' "$work/src/kernels.cpp"
+    sed -i 's/^at::Tensor clip_boxes(/at::Tensor clip_boxes_kernel(/' "$work/src/box_kernels.cpp"
     build_log >/dev/null
     after=$(mtimes)
     changed=$(diff <(echo "$before") <(echo "$after") | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true)
-    [[ $changed == "include/vision/NativeFunctions.h src/RegisterCompositeExplicitAutograd.cpp " ]] ||
+    [[ $changed == "include/vision/ops/clip_boxes_native.h src/RegisterCompositeExplicitAutograd.cpp " ]] ||
       fail "renaming a kernel rewrote: $changed"
     # The generated sources compile as one translation unit (CMake's unity source of the group
-    # opgen_vision), which includes RegisterCompositeExplicitAutograd.cpp; vision_test.cpp does not
-    # include NativeFunctions.h.
-    [[ $(compiled) == "kernels.cpp unity_opgen_vision_cxx.cxx " ]] ||
-      fail "renaming a kernel recompiled: $(compiled) (expected kernels.cpp and the generated sources' unit)"
+    # opgen_vision), which includes RegisterCompositeExplicitAutograd.cpp. With PER_OPERATOR_HEADERS,
+    # box_kernels.cpp includes clip_boxes_native.h and kernels.cpp does not: kernels.cpp is not
+    # recompiled (nor vision_test.cpp, which includes Functions.h).
+    [[ $(compiled) == "box_kernels.cpp unity_opgen_vision_cxx.cxx " ]] ||
+      fail "renaming a kernel recompiled: $(compiled) (expected box_kernels.cpp and the generated sources' unit)"
 
-    echo "== adding an operator works without running cmake by hand"
+    echo "== adding an operator works without running cmake by hand, and recompiles only what includes it"
+    cp "$work/src/ops.yaml" "$work/ops.yaml.before"
+    cp "$work/src/kernels.cpp" "$work/kernels.cpp.before"
     printf '\n- func: vision::box_center(Tensor boxes) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: box_center\n' >>"$work/src/ops.yaml"
-    printf '\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$work/src/kernels.cpp"
+    printf '\n#include <vision/ops/box_center_native.h>\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$work/src/kernels.cpp"
     build_log >/dev/null
-    grep -q "box_center" "$gen/include/vision/Functions.h" || fail "the new operator is not in Functions.h"
+    grep -q "box_center" "$gen/include/vision/ops/box_center.h" || fail "the new operator has no header"
+    grep -q "ops/box_center.h" "$gen/include/vision/Functions.h" || fail "Functions.h does not include the new operator's header"
+    # The new operator's kernel is in kernels.cpp; vision_test.cpp includes Functions.h, which
+    # changed; box_kernels.cpp includes neither.
+    [[ $(compiled) == "kernels.cpp unity_opgen_vision_cxx.cxx vision_test.cpp " ]] ||
+      fail "adding an operator recompiled: $(compiled) (expected kernels.cpp, the generated unit and vision_test.cpp)"
     ctest --test-dir "$build" -R vision_cpp --output-on-failure >/dev/null || fail "tests fail after adding an operator"
+
+    echo "== removing the operator removes its headers"
+    cp "$work/ops.yaml.before" "$work/src/ops.yaml"
+    cp "$work/kernels.cpp.before" "$work/src/kernels.cpp"
+    build_log >/dev/null
+    [[ ! -e $gen/include/vision/ops/box_center.h && ! -e $gen/include/vision/ops/box_center_native.h ]] ||
+      fail "the removed operator's headers are still there: $(ls "$gen/include/vision/ops" | grep box_center)"
+    ! grep -q "box_center" "$gen/include/vision/Functions.h" || fail "Functions.h still includes the removed operator"
 
     echo "== a deleted output comes back"
     rm "$gen/src/RegisterCPU.cpp"

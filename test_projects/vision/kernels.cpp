@@ -1,6 +1,14 @@
-// The kernels of the vision operators (ops.yaml). Their declarations come from the generated
-// <vision/NativeFunctions.h>; the registration with PyTorch's dispatcher is generated too.
-#include <vision/NativeFunctions.h>
+// The kernels of most vision operators (ops.yaml; box_kernels.cpp has the others). Their declarations
+// come from the generated per-operator headers <vision/ops/OP_native.h> (PER_OPERATOR_HEADERS): this
+// file is not recompiled when an operator it does not implement changes. (<vision/NativeFunctions.h>
+// declares every kernel.) The registration with PyTorch's dispatcher is generated too.
+#include <vision/ops/anchor_grid_native.h>
+#include <vision/ops/box_area_native.h>
+#include <vision/ops/box_iou_native.h>
+#include <vision/ops/nms_native.h>
+#include <vision/ops/roi_pool_native.h>
+#include <vision/ops/scale_add_native.h>
+#include <vision/ops/stack_boxes_native.h>
 
 #include <ATen/ATen.h>
 
@@ -162,24 +170,6 @@ at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& we
   at::Tensor all = at::cat(boxes, 0);
   if (weights && weights->defined()) all = all * weights->unsqueeze(1);
   return all;
-}
-
-at::Tensor clip_boxes(const at::Tensor& boxes, at::IntArrayRef size) {
-  checkBoxes(boxes, "vision::clip_boxes");
-  const double height = static_cast<double>(size[0]), width = static_cast<double>(size[1]);
-  return at::stack({boxes.select(1, 0).clamp(0, width), boxes.select(1, 1).clamp(0, height),
-                    boxes.select(1, 2).clamp(0, width), boxes.select(1, 3).clamp(0, height)},
-                   1);
-}
-
-at::Tensor box_convert(const at::Tensor& boxes, c10::string_view in_fmt, c10::string_view out_fmt) {
-  checkBoxes(boxes, "vision::box_convert");
-  auto known = [](c10::string_view f) { return f == "xyxy" || f == "xywh"; };
-  TORCH_CHECK(known(in_fmt) && known(out_fmt), "vision::box_convert: formats are 'xyxy' and 'xywh'");
-  if (in_fmt == out_fmt) return boxes.clone();
-  const at::Tensor xy = boxes.narrow(1, 0, 2);
-  const at::Tensor rest = boxes.narrow(1, 2, 2);
-  return in_fmt == "xyxy" ? at::cat({xy, rest - xy}, 1) : at::cat({xy, xy + rest}, 1);
 }
 
 }  // namespace vision::native

@@ -85,6 +85,54 @@ TEST(Library, DeclaresKernelsInTheLibraryNamespaceAndRegistersThem) {
             std::string::npos);
 }
 
+TEST(Library, PerOperatorHeadersSplitTheHeadersByOperatorAndRemoveStaleOnes) {
+  TempDir dir;
+  const std::string ops = std::string(kOps) + R"(
+- func: demo::twice_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: twice_cpu_
+)";
+  LibraryRun describe = library(dir, ops, {"--per-operator-headers", "--namespace", "demo", "--describe"});
+  ASSERT_TRUE(describe.result.ok()) << describe.result.describe();
+  // One set per root name (twice and twice_ together), in the YAML's order, after the three aggregates.
+  EXPECT_NE(describe.result.out.find(R"("include/demo/Operators.h",
+  "include/demo/ops/scale_ops.h",
+  "include/demo/ops/scale.h",
+  "include/demo/ops/scale_native.h",
+  "include/demo/ops/twice_ops.h",
+  "include/demo/ops/twice.h",
+  "include/demo/ops/twice_native.h"
+ ],)"),
+            std::string::npos)
+      << describe.result.out;
+  LibraryRun run = library(dir, ops, {"--per-operator-headers"});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const fs::path include = run.out / "include/demo";
+  const std::string native = readFile(include / "ops/twice_native.h");
+  EXPECT_NE(native.find("TORCH_API at::Tensor twice(const at::Tensor & self);"), std::string::npos) << native;
+  EXPECT_NE(native.find("TORCH_API at::Tensor & twice_cpu_(at::Tensor & self);"), std::string::npos) << native;
+  EXPECT_EQ(native.find("scale"), std::string::npos) << native;
+  EXPECT_NE(readFile(include / "ops/twice.h").find("#include <demo/ops/twice_ops.h>"), std::string::npos);
+  EXPECT_NE(readFile(include / "ops/scale_ops.h").find("struct scale {"), std::string::npos);
+  EXPECT_NE(readFile(include / "NativeFunctions.h").find("#include <demo/ops/scale_native.h>\n#include <demo/ops/twice_native.h>\n"),
+            std::string::npos);
+  EXPECT_NE(readFile(include / "Functions.h").find("#include <demo/ops/twice.h>"), std::string::npos);
+
+  // twice's entries gone: its headers are removed; a file opgen did not generate stays.
+  writeFile(include / "ops/mine.h", "// not generated\n");
+  const std::string scaleOnly = std::string(kOps).substr(0, std::string(kOps).find("- func: demo::twice"));
+  ASSERT_TRUE(library(dir, scaleOnly, {"--per-operator-headers"}).result.ok());
+  EXPECT_FALSE(fs::exists(include / "ops/twice.h"));
+  EXPECT_FALSE(fs::exists(include / "ops/twice_native.h"));
+  EXPECT_TRUE(fs::exists(include / "ops/scale_native.h"));
+  EXPECT_TRUE(fs::exists(include / "ops/mine.h"));
+  EXPECT_EQ(readFile(include / "Functions.h").find("twice"), std::string::npos);
+  // Without per-operator headers, the aggregates declare everything and no per-operator header is left.
+  ASSERT_TRUE(library(dir, kOps).result.ok());
+  EXPECT_FALSE(fs::exists(include / "ops/scale_native.h"));
+  EXPECT_NE(readFile(include / "NativeFunctions.h").find("scale_cpu("), std::string::npos);
+}
+
 TEST(Library, SecondRunKeepsFilesAndLibtorch1SpellsOptionalsItsWay) {
   TempDir dir;
   ASSERT_TRUE(library(dir, kOps).result.ok());
