@@ -42,7 +42,7 @@ sum() {  # LOG PATTERN: CPU seconds of the compilations whose source matches PAT
 }
 count() { awk -v p="$2" '$3 ~ p { n++ } END { print n + 0 }' "$1"; }
 
-printf '%-9s %-8s %6s %10s %10s %8s\n' mode build TUs generated kernels all
+printf '%-11s %-12s %4s %10s %8s %6s\n' mode build TUs generated kernels all
 for mode in unity separate; do
   src=$work/$mode/src bld=$work/$mode/build
   mkdir -p "$work/$mode"
@@ -59,7 +59,7 @@ for mode in unity separate; do
     log=$work/$mode.$step.log
     : >"$log"
     OPGEN_BENCH_LOG=$log cmake --build "$bld" --target vision -j "$(nproc)" >/dev/null
-    printf '%-9s %-8s %6s %10s %10s %8s\n' "$mode" "$step" "$(count "$log" .)" \
+    printf '%-11s %-12s %4s %10s %8s %6s\n' "$mode" "$step" "$(count "$log" .)" \
       "$(sum "$log" "_generated/|/Unity/")" "$(sum "$log" kernels)" "$(sum "$log" .)"
   done
 done
@@ -73,7 +73,7 @@ compile=$(/usr/bin/python3 - "$work/unity/build/compile_commands.json" "$hand" <
 import json, shlex, sys
 commands, hand = sys.argv[1], sys.argv[2]
 entry = next(e for e in json.load(open(commands)) if e["file"].endswith("/kernels.cpp"))
-args = shlex.split(entry["command"])[1:]  # without the launcher
+args = shlex.split(entry["command"])  # (CMake leaves the launcher out)
 args[args.index("-o") + 1] = hand + "/vision.o"
 args[args.index("-c") + 1] = hand + "/vision.cpp"
 print(shlex.join(args))
@@ -96,5 +96,5 @@ EOF
   log=$work/handwritten.$step.log
   : >"$log"
   (cd "$work/unity/build" && eval "OPGEN_BENCH_LOG=$log \"$work/timed\" $compile")
-  printf '%-9s %-8s %6s %10s %10s %8s\n' handwritten "$step" "$(count "$log" .)" "$(sum "$log" .)" - "$(sum "$log" .)"
+  printf '%-11s %-12s %4s %10s %8s %6s\n' handwritten "$step" "$(count "$log" .)" "$(sum "$log" .)" - "$(sum "$log" .)"
 done
