@@ -21,6 +21,18 @@ include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects (see the file).
 include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
 
+# After cmake_parse_arguments(... arg ...) in a function of WHO: an unknown argument or a keyword
+# without its value stops CMake, saying what WHO expects (EXPECTED). A macro: it reads the caller's
+# arg_* variables.
+macro(_opgen_check_arguments who expected)
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected ${expected})")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
+  endif()
+endmacro()
+
 # Runs opgen at configure time; sets OUT (stdout). On failure opgen's message is printed as it
 # wrote it, one `FILE:LINE:COL: error: ...` line per error (a NOTICE, which CMake neither wraps nor
 # indents, so IDEs and grep find the lines), then CMake fails naming WHO.
@@ -89,14 +101,8 @@ function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
                         "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, DERIVATIVES, "
-                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, "
-                        "SHARED/STATIC/OBJECT/MODULE)")
-  endif()
-  if(arg_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
-  endif()
+  _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, \
+TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -136,9 +142,7 @@ function(add_dispatch_backend name key)
   endif()
   set(who "add_dispatch_backend(${name} ${key})")
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected SOURCES)")
-  endif()
+  _opgen_check_arguments("${who}" "SOURCES")
   if(NOT TARGET ${name})
     message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
   endif()
@@ -363,9 +367,7 @@ endfunction()
 function(opgen_add_golden_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;EXPECTED_DIR" "")
   set(who "opgen_add_golden_test(${arg_NAME})")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected NAME, LIBRARY, EXPECTED_DIR)")
-  endif()
+  _opgen_check_arguments("${who}" "NAME, LIBRARY, EXPECTED_DIR")
   foreach(p NAME LIBRARY EXPECTED_DIR)
     if(NOT arg_${p})
       message(FATAL_ERROR "${who}: ${p} is required")
