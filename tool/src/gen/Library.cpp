@@ -258,7 +258,6 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   load.defaultKernelNamespace = "";
   load.methodVariants = false;
   load.refusedKeys = {
-      {"autogen", "an operator library does not generate kernels for autogen variants yet; declare them with dispatch entries"},
       {"ufunc_inner_loop", "an operator library does not generate ufunc kernels"},
       {"python_module", "it places ATen's Python bindings; a library's Python functions are in its own package"},
       {"category_override", "it is for ATen's Python bindings"},

@@ -8,6 +8,7 @@
 #include "dest/common/OperatorRoots.h"
 #include "dest/common/RegisterDispatchKey.h"
 #include "dest/library/Autograd.h"
+#include "dest/library/AutogenKernels.h"
 #include "dest/library/LibraryApi.h"
 #include "dest/library/PythonPackage.h"
 #include "support/CodeText.h"
@@ -346,6 +347,7 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     return env;
   });
   for (DispatchKey key : spec.registered) emitRegistrations(ctx, spec, key, out);
+  emitAutogenKernels(ctx, spec.ns, out);
   if (spec.autograd) {
     if (derivatives == nullptr) ctx.diags.error({}, "internal error: autograd without derivatives");
     else emitAutograd(ctx, spec.ns, *derivatives, autogradAnchor(spec.ns), out);
@@ -384,6 +386,7 @@ LibraryFiles libraryFiles(const LibrarySpec& spec) {
   for (DispatchKey key : spec.registered)
     for (int shard = 0; shard < spec.shards; ++shard)
       files.sources.push_back(sourceDir + registrationFile(key, shard, spec.shards));
+  files.sources.push_back(sourceDir + std::string(autogenKernelsSourceFile()));
   if (spec.autograd) files.sources.push_back(sourceDir + std::string(autogradSourceFile()));
   if (spec.pythonModule)
     for (const std::string& name : libraryPythonFiles()) files.python.push_back(libraryPythonDir(spec.ns) + name);

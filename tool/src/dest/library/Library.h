@@ -14,6 +14,7 @@
 //   src/Register{Key}.cpp         for every registered key (sharded as Register{Key}_{i}.cpp): the
 //                                 kernels' wrappers (torchgen's RegisterDispatchKey: device checks and
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
+//   src/AutogenKernels.cpp        the kernels of the variants that `autogen:` adds (AutogenKernels.h)
 //   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
