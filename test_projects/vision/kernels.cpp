@@ -5,9 +5,11 @@
 #include <vision/ops/anchor_grid_native.h>
 #include <vision/ops/box_area_native.h>
 #include <vision/ops/box_iou_native.h>
+#include <vision/ops/box_size_native.h>
 #include <vision/ops/nms_native.h>
 #include <vision/ops/roi_pool_native.h>
 #include <vision/ops/scale_add_native.h>
+#include <vision/ops/scale_boxes_native.h>
 #include <vision/ops/stack_boxes_native.h>
 
 #include <ATen/ATen.h>
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace vision::meta {
@@ -170,6 +173,22 @@ at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& we
   at::Tensor all = at::cat(boxes, 0);
   if (weights && weights->defined()) all = all * weights->unsqueeze(1);
   return all;
+}
+
+// The in-place operator behind the generated vision::scale_boxes and vision::scale_boxes.out (whose
+// kernels opgen writes).
+at::Tensor& scale_boxes_cpu_(at::Tensor& boxes, double factor) {
+  checkBoxes(boxes, "vision::scale_boxes_");
+  const at::Tensor centre = (boxes.narrow(1, 0, 2) + boxes.narrow(1, 2, 2)) / 2;
+  const at::Tensor half = (boxes.narrow(1, 2, 2) - boxes.narrow(1, 0, 2)) * (factor / 2);
+  boxes.copy_(at::cat({centre - half, centre + half}, 1));
+  return boxes;
+}
+
+// The functional operator behind the generated vision::box_size.out.
+std::tuple<at::Tensor, at::Tensor> box_size_cpu(const at::Tensor& boxes) {
+  checkBoxes(boxes, "vision::box_size");
+  return {boxes.select(1, 2) - boxes.select(1, 0), boxes.select(1, 3) - boxes.select(1, 1)};
 }
 
 }  // namespace vision::native

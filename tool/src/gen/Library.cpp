@@ -53,7 +53,7 @@ Generates an operator library's C++ from its native_functions.yaml (what the CMa
 add_operator_library runs at build time):
   OUTPUT_DIR/include/NS/{Functions.h,NativeFunctions.h,Operators.h}
   OUTPUT_DIR/include/NS/ops/OP{,_ops,_native}.h     (with --per-operator-headers)
-  OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...}
+  OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...,AutogenKernels.cpp}
   OUTPUT_DIR/python/NS/{__init__.py,__init__.pyi}   (with --python-module)
 Files whose content is unchanged are not touched; on any error (a full disk included) no file is
 changed, the stamp and the depfile included.

@@ -15,3 +15,5 @@
 #include <vision/ops/stack_boxes_native.h>
 #include <vision/ops/clip_boxes_native.h>
 #include <vision/ops/box_convert_native.h>
+#include <vision/ops/scale_boxes_native.h>
+#include <vision/ops/box_size_native.h>

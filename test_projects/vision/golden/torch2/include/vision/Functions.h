@@ -15,3 +15,5 @@
 #include <vision/ops/stack_boxes.h>
 #include <vision/ops/clip_boxes.h>
 #include <vision/ops/box_convert.h>
+#include <vision/ops/scale_boxes.h>
+#include <vision/ops/box_size.h>

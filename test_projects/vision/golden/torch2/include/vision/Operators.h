@@ -15,3 +15,5 @@
 #include <vision/ops/stack_boxes_ops.h>
 #include <vision/ops/clip_boxes_ops.h>
 #include <vision/ops/box_convert_ops.h>
+#include <vision/ops/scale_boxes_ops.h>
+#include <vision/ops/box_size_ops.h>
