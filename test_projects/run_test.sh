@@ -207,6 +207,16 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error from the generator"; }
     echo "ok: yaml error from the generation step"
+    # A wrong autogen: list (scale_boxes_ generates two variants, the list names one): one line at
+    # the autogen: value, printed once.
+    sed -i 's/Tensr scores/Tensor scores/; s/^  autogen: scale_boxes, scale_boxes.out$/  autogen: scale_boxes.out/' "$work/src/ops.yaml"
+    line=$(grep -n "^  autogen: scale_boxes.out$" "$work/src/ops.yaml" | cut -d: -f1)
+    [[ -n $line ]] || fail "the test's edit of ops.yaml did not apply"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a wrong autogen: list built"; fi
+    [[ $(grep -c ": error: " "$work/out.log") == 1 ]] &&
+      grep -qE "ops.yaml:$line:12: error: in 'scale_boxes_': the codegen expects to be able to generate 'scale_boxes, scale_boxes.out'" "$work/out.log" ||
+      { cat "$work/out.log"; fail "a wrong autogen: list is not one error at its line"; }
+    echo "ok: a wrong autogen: list is one error at its line"
     # A kernel the YAML declares but kernels.cpp does not define (box_area), and one defined with
     # other parameters (nms_cpu, float for double): the library is not linked, and the build says so
     # with one line per kernel at its YAML entry (add_operator_library's kernel check).
