@@ -40,7 +40,7 @@ $signature$ {
 }
 )cc";
 //   $out$ the out argument, $result$ the functional result that goes there
-constexpr std::string_view kCopyOut = R"cc(  $helpers$resize_out_helper($out$, $result$);
+constexpr std::string_view kCopyOut = R"cc($helpers$resize_out_helper($out$, $result$);
   $helpers$copy_arg($out$, $result$);)cc";
 
 // ---------------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ Expected<std::string> generatedFunctionalKernel(const model::NativeFunctionsGrou
   if (!ret) return ret;
   const std::string name = sig.name() + (g.out->func.hasSymInt() ? "_symint" : "");
   return support::fillSnippet(kFunctionalKernel, {{"signature", sig.defn({.name = name})},
-                                                  {"clones", support::join(clones, "\n")},
+                                                  {"clones", support::join(clones, style.torchgenIndentation ? "\n" : "\n  ")},
                                                   {"assign", target->func.returns.empty() ? "" : "auto output = "},
                                                   {"ops", style.opsNamespace},
                                                   {"target", target->func.name.unambiguousName()},
@@ -140,12 +140,14 @@ Expected<std::string> generatedOutKernel(const model::NativeFunctionsGroup& g, c
     rets.push_back(aliased[i] ? *aliased[i] : resultElement("tmp_output", functionalReturns, i));
   Expected<std::string> ret = returnStatement(g.out->func.returns, rets, options);
   if (!ret) return ret;
+  std::string copyStatements = support::join(copies, "\n  ");
+  if (style.torchgenIndentation) copyStatements.insert(0, "  ");
   const std::string name = g.out->func.name.unambiguousName() + (g.out->func.hasSymInt() ? "_symint" : "");
   return support::fillSnippet(kOutKernel, {{"signature", sig.defn({.name = name})},
                                            {"ops", style.opsNamespace},
                                            {"functional", g.functional->func.name.unambiguousName()},
                                            {"args", api::joinExprs(*args)},
-                                           {"copies", support::join(copies, "\n")},
+                                           {"copies", copyStatements},
                                            {"return", *ret}});
 }
 

@@ -29,6 +29,9 @@ struct AutogenKernelStyle {
   // argument's const reference and casts the const away with `const_cast<Tensor&>`, which compiles
   // only inside namespace at.
   bool clonesAsValues = false;
+  // Indents as torchgen does (ATen's file is its text byte for byte): the first copy into an out
+  // argument twice, the clones after the first not at all. Otherwise every statement by two spaces.
+  bool torchgenIndentation = true;
   // The libtorch the text is for (its optional spellings).
   api::Libtorch libtorch = api::Libtorch::V2;
 };

@@ -23,8 +23,11 @@ std::string_view autogenKernelsSourceFile() { return kFile; }
 
 void emitAutogenKernels(const EmitContext& ctx, const std::string& ns, Writer& out) {
   // In NS::native, next to the helpers of the template.
-  const AutogenKernelStyle style{
-      .opsNamespace = ns + "::_ops", .helpers = "autogen_helpers::", .clonesAsValues = true, .libtorch = ctx.libtorch()};
+  const AutogenKernelStyle style{.opsNamespace = ns + "::_ops",
+                                 .helpers = "autogen_helpers::",
+                                 .clonesAsValues = true,
+                                 .torchgenIndentation = false,
+                                 .libtorch = ctx.libtorch()};
   std::vector<std::string> definitions;
   for (const model::NativeFunctionsGroup* g : ctx.ops.groups()) {
     if (g->functional->generated())

@@ -64,14 +64,14 @@ at::Tensor scale_boxes(const at::Tensor & self, double factor) {
 
 at::Tensor & scale_boxes_out(const at::Tensor & self, double factor, at::Tensor & out) {
   auto tmp_output = vision::_ops::scale_boxes::call(self, factor);
-    autogen_helpers::resize_out_helper(out, tmp_output);
+  autogen_helpers::resize_out_helper(out, tmp_output);
   autogen_helpers::copy_arg(out, tmp_output);
   return out;
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> box_size_out(const at::Tensor & boxes, at::Tensor & out0, at::Tensor & out1) {
   auto tmp_output = vision::_ops::box_size::call(boxes);
-    autogen_helpers::resize_out_helper(out0, std::get<0>(tmp_output));
+  autogen_helpers::resize_out_helper(out0, std::get<0>(tmp_output));
   autogen_helpers::copy_arg(out0, std::get<0>(tmp_output));
   autogen_helpers::resize_out_helper(out1, std::get<1>(tmp_output));
   autogen_helpers::copy_arg(out1, std::get<1>(tmp_output));
