@@ -278,7 +278,14 @@ TEST(Library, AutogenVariantsHaveGeneratedKernelsInTheLibrarysNamespace) {
             std::string::npos)
       << kernels;
   // The out= kernels: the functional operator, then resize and copy into each out.
-  EXPECT_NE(kernels.find("auto tmp_output = demo::_ops::scale::call(self, f, limit);"), std::string::npos) << kernels;
+  EXPECT_NE(kernels.find(R"(at::Tensor & scale_out(const at::Tensor & self, double f, ::std::optional<int64_t> limit, at::Tensor & out) {
+  auto tmp_output = demo::_ops::scale::call(self, f, limit);
+  autogen_helpers::resize_out_helper(out, tmp_output);
+  autogen_helpers::copy_arg(out, tmp_output);
+  return out;
+})"),
+            std::string::npos)
+      << kernels;
   EXPECT_NE(kernels.find("autogen_helpers::copy_arg(out1, std::get<1>(tmp_output));"), std::string::npos) << kernels;
   EXPECT_EQ(kernels.find("at::_ops::"), std::string::npos) << kernels;
   const std::string registration = readFile(run.out / "src/RegisterCompositeExplicitAutograd.cpp");
