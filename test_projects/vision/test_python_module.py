@@ -21,6 +21,10 @@ class PythonModule(unittest.TestCase):
             "Non-maximum suppression: indices of the boxes kept, highest score first.\n\n"
             "vision::nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor")
         self.assertIn("vision::box_area(Tensor boxes) -> Tensor", vision.box_area.__doc__)
+        self.assertEqual(
+            inspect.getdoc(vision.scale_boxes_out),
+            "A variant that `autogen:` adds (its kernel is generated).\n\n"
+            "vision::scale_boxes.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)")
 
     def test_signatures(self):
         sig = inspect.signature(vision.scale_add_out)
