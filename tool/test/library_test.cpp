@@ -179,6 +179,7 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, Tensor other=1) -> Tensor", "43: error: in 'f': default of 'other': a Tensor default is None"},
       {"demo::f(Tensor self, int[] dims=[True]) -> Tensor", "41: error: in 'f': default of 'dims': item 'True' is not an int"},
       {"demo::f(Tensor self, int dim=99999999999999999999) -> Tensor", "38: error: in 'f': default of 'dim': '99999999999999999999' does not fit in int64"},
+      {"demo::f(Tensor self, Scalar s=9223372036854775808) -> Tensor", "39: error: in 'f': default of 's': '9223372036854775808' does not fit in int64"},
       {"demo::f(Tensor self, int[] s=1) -> Tensor", "the default of an unsized list is a list"},
       {"demo::f(Tensor self, bool b=true) -> Tensor", "a bool default is True or False, not 'true'"},
       {"demo::f(Tensor self, float x=inf) -> Tensor", "'inf' is not a number"},

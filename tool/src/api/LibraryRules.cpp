@@ -115,7 +115,9 @@ std::optional<std::string> valueProblem(const Type& t, std::string_view d) {
       if (isBool(d)) return std::nullopt;
       return "a bool default is True or False, not '" + std::string(d) + "'";
     case BaseTy::Scalar:
-      if (isBool(d) || !intProblem(d) || !floatProblem(d)) return std::nullopt;
+      // PyTorch reads a literal without '.' or exponent as an int64 (and fails beyond it).
+      if (isDigitsFrom(d, d.starts_with('-') ? 1 : 0)) return intProblem(d);
+      if (isBool(d) || !floatProblem(d)) return std::nullopt;
       return "a Scalar default is a number, True or False, not '" + std::string(d) + "'";
     case BaseTy::Str:
       if (isQuoted(d)) return std::nullopt;
