@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: the CPU seconds to compile an operator library's generated code, test_projects/vision
-# (11 operators, backends CPU and Meta, the typed Python package), built with the installed opgen
+# (13 operators and 3 autogen: variants, backends CPU and Meta, the typed Python package), built with the installed opgen
 # against the host's PyTorch, with its generated sources compiled
 #   unity     as one translation unit (the default, OPGEN_UNITY=ON)
 #   separate  one translation unit per generated source (OPGEN_UNITY=OFF, as before)
