@@ -238,7 +238,7 @@ void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::v
   }
   if (any)
     diags.note(yaml, "opgen looked for the kernels in " + std::to_string(files.size()) +
-                         " files (the library's objects and the libraries of its project that it links); kernels "
+                         (files.size() == 1 ? " file" : " files") + " (the library's objects and the libraries of its project that it links); kernels "
                          "defined elsewhere: set the library's target property OPGEN_CHECK_KERNELS to OFF");
 }
 
