@@ -2,7 +2,7 @@
 #
 #   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DERIVATIVES derivatives.yaml]
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [PYTHON_MODULE] [SHARED|STATIC|OBJECT|MODULE])
+#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
@@ -20,6 +20,18 @@
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects (see the file).
 include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
+
+# After cmake_parse_arguments(... arg ...) in a function of WHO: an unknown argument or a keyword
+# without its value stops CMake, saying what WHO expects (EXPECTED). A macro: it reads the caller's
+# arg_* variables.
+macro(_opgen_check_arguments who expected)
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected ${expected})")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
+  endif()
+endmacro()
 
 # Runs opgen at configure time; sets OUT (stdout). On failure opgen's message is printed as it
 # wrote it, one `FILE:LINE:COL: error: ...` line per error (a NOTICE, which CMake neither wraps nor
@@ -87,15 +99,10 @@ endfunction()
 
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
                         "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected YAML, NAMESPACE, TAGS, DERIVATIVES, "
-                        "SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, SHARED/STATIC/OBJECT/MODULE)")
-  endif()
-  if(arg_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "${who}: ${arg_KEYWORDS_MISSING_VALUES} needs a value")
-  endif()
+  _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, \
+TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -113,7 +120,8 @@ function(add_operator_library name)
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
-    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
+    OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -134,9 +142,7 @@ function(add_dispatch_backend name key)
   endif()
   set(who "add_dispatch_backend(${name} ${key})")
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected SOURCES)")
-  endif()
+  _opgen_check_arguments("${who}" "SOURCES")
   if(NOT TARGET ${name})
     message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
   endif()
@@ -158,7 +164,7 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -172,8 +178,13 @@ function(_opgen_finalize name)
   endif()
   if(NAMESPACE)
     list(APPEND args --namespace "${NAMESPACE}")
-  else()
-    # The namespace comes from the yaml: configure again when it changes.
+  endif()
+  if(PER_OPERATOR_HEADERS)
+    list(APPEND args --per-operator-headers)
+  endif()
+  if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
+    # The namespace, or the list of per-operator headers, comes from the yaml: configure again when
+    # it changes.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${YAML}")
   endif()
   foreach(key IN LISTS BACKENDS)
@@ -356,9 +367,7 @@ endfunction()
 function(opgen_add_golden_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;EXPECTED_DIR" "")
   set(who "opgen_add_golden_test(${arg_NAME})")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${who}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS} (expected NAME, LIBRARY, EXPECTED_DIR)")
-  endif()
+  _opgen_check_arguments("${who}" "NAME, LIBRARY, EXPECTED_DIR")
   foreach(p NAME LIBRARY EXPECTED_DIR)
     if(NOT arg_${p})
       message(FATAL_ERROR "${who}: ${p} is required")

@@ -101,29 +101,45 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     build_log >/dev/null
     [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
 
-    echo "== editing one operator rewrites only the outputs that change"
+    echo "== editing one operator rewrites only the outputs that change, and recompiles what includes them"
     before=$(mtimes)
     sleep 1
     # Rename clip_boxes' kernel: its declaration and its registration change, nothing else.
     sed -i 's/CompositeExplicitAutograd: clip_boxes/CompositeExplicitAutograd: clip_boxes_kernel/' "$work/src/ops.yaml"
-    sed -i 's/^at::Tensor clip_boxes(/at::Tensor clip_boxes_kernel(/' "$work/src/kernels.cpp"
+    sed -i 's/^at::Tensor clip_boxes(/at::Tensor clip_boxes_kernel(/' "$work/src/box_kernels.cpp"
     build_log >/dev/null
     after=$(mtimes)
     changed=$(diff <(echo "$before") <(echo "$after") | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true)
-    [[ $changed == "include/vision/NativeFunctions.h src/RegisterCompositeExplicitAutograd.cpp " ]] ||
+    [[ $changed == "include/vision/ops/clip_boxes_native.h src/RegisterCompositeExplicitAutograd.cpp " ]] ||
       fail "renaming a kernel rewrote: $changed"
     # The generated sources compile as one translation unit (CMake's unity source of the group
-    # opgen_vision), which includes RegisterCompositeExplicitAutograd.cpp; vision_test.cpp does not
-    # include NativeFunctions.h.
-    [[ $(compiled) == "kernels.cpp unity_opgen_vision_cxx.cxx " ]] ||
-      fail "renaming a kernel recompiled: $(compiled) (expected kernels.cpp and the generated sources' unit)"
+    # opgen_vision), which includes RegisterCompositeExplicitAutograd.cpp. With PER_OPERATOR_HEADERS,
+    # box_kernels.cpp includes clip_boxes_native.h and kernels.cpp does not: kernels.cpp is not
+    # recompiled (nor vision_test.cpp, which includes Functions.h).
+    [[ $(compiled) == "box_kernels.cpp unity_opgen_vision_cxx.cxx " ]] ||
+      fail "renaming a kernel recompiled: $(compiled) (expected box_kernels.cpp and the generated sources' unit)"
 
-    echo "== adding an operator works without running cmake by hand"
+    echo "== adding an operator works without running cmake by hand, and recompiles only what includes it"
+    cp "$work/src/ops.yaml" "$work/ops.yaml.before"
+    cp "$work/src/kernels.cpp" "$work/kernels.cpp.before"
     printf '\n- func: vision::box_center(Tensor boxes) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: box_center\n' >>"$work/src/ops.yaml"
-    printf '\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$work/src/kernels.cpp"
+    printf '\n#include <vision/ops/box_center_native.h>\nnamespace vision::native {\nat::Tensor box_center(const at::Tensor& b) { return (b.narrow(1, 0, 2) + b.narrow(1, 2, 2)) / 2; }\n}\n' >>"$work/src/kernels.cpp"
     build_log >/dev/null
-    grep -q "box_center" "$gen/include/vision/Functions.h" || fail "the new operator is not in Functions.h"
+    grep -q "box_center" "$gen/include/vision/ops/box_center.h" || fail "the new operator has no header"
+    grep -q "ops/box_center.h" "$gen/include/vision/Functions.h" || fail "Functions.h does not include the new operator's header"
+    # The new operator's kernel is in kernels.cpp; vision_test.cpp includes Functions.h, which
+    # changed; box_kernels.cpp includes neither.
+    [[ $(compiled) == "kernels.cpp unity_opgen_vision_cxx.cxx vision_test.cpp " ]] ||
+      fail "adding an operator recompiled: $(compiled) (expected kernels.cpp, the generated unit and vision_test.cpp)"
     ctest --test-dir "$build" -R vision_cpp --output-on-failure >/dev/null || fail "tests fail after adding an operator"
+
+    echo "== removing the operator removes its headers"
+    cp "$work/ops.yaml.before" "$work/src/ops.yaml"
+    cp "$work/kernels.cpp.before" "$work/src/kernels.cpp"
+    build_log >/dev/null
+    [[ ! -e $gen/include/vision/ops/box_center.h && ! -e $gen/include/vision/ops/box_center_native.h ]] ||
+      fail "the removed operator's headers are still there: $(ls "$gen/include/vision/ops" | grep box_center)"
+    ! grep -q "box_center" "$gen/include/vision/Functions.h" || fail "Functions.h still includes the removed operator"
 
     echo "== a deleted output comes back"
     rm "$gen/src/RegisterCPU.cpp"
@@ -177,8 +193,11 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     tr -s ' \n' '  ' <"$work/out.log" | grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error"; }
     echo "ok: yaml error at build time"
-    # With NAMESPACE, only the generator reads the yaml: the error comes from the build step.
-    sed -i 's/^  YAML ops.yaml$/  YAML ops.yaml NAMESPACE vision/' "$work/src/CMakeLists.txt"
+    # With NAMESPACE (and without PER_OPERATOR_HEADERS, whose list of headers comes from the yaml),
+    # only the generator reads the yaml: the error comes from the build step.
+    sed -i 's/^  YAML ops.yaml$/  YAML ops.yaml NAMESPACE vision/; s/^  PER_OPERATOR_HEADERS)$/)/' "$work/src/CMakeLists.txt"
+    grep -q "NAMESPACE vision" "$work/src/CMakeLists.txt" && ! grep -q PER_OPERATOR_HEADERS "$work/src/CMakeLists.txt" ||
+      fail "the test's edit of CMakeLists.txt did not apply"
     sed -i 's/Tensr scores/Tensor scores/' "$work/src/ops.yaml"
     rm -rf "$build"
     configure >/dev/null
@@ -188,6 +207,16 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error from the generator"; }
     echo "ok: yaml error from the generation step"
+    # A wrong autogen: list (scale_boxes_ generates two variants, the list names one): one line at
+    # the autogen: value, printed once.
+    sed -i 's/Tensr scores/Tensor scores/; s/^  autogen: scale_boxes, scale_boxes.out$/  autogen: scale_boxes.out/' "$work/src/ops.yaml"
+    line=$(grep -n "^  autogen: scale_boxes.out$" "$work/src/ops.yaml" | cut -d: -f1)
+    [[ -n $line ]] || fail "the test's edit of ops.yaml did not apply"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a wrong autogen: list built"; fi
+    [[ $(grep -c ": error: " "$work/out.log") == 1 ]] &&
+      grep -qE "ops.yaml:$line:12: error: in 'scale_boxes_': the codegen expects to be able to generate 'scale_boxes, scale_boxes.out'" "$work/out.log" ||
+      { cat "$work/out.log"; fail "a wrong autogen: list is not one error at its line"; }
+    echo "ok: a wrong autogen: list is one error at its line"
     # A kernel the YAML declares but kernels.cpp does not define (box_area), and one defined with
     # other parameters (nms_cpu, float for double): the library is not linked, and the build says so
     # with one line per kernel at its YAML entry (add_operator_library's kernel check).

@@ -1,12 +1,23 @@
-// The kernels of the vision operators (ops.yaml). Their declarations come from the generated
-// <vision/NativeFunctions.h>; the registration with PyTorch's dispatcher is generated too.
-#include <vision/NativeFunctions.h>
+// The kernels of most vision operators (ops.yaml; box_kernels.cpp has the others). Their declarations
+// come from the generated per-operator headers <vision/ops/OP_native.h> (PER_OPERATOR_HEADERS): this
+// file is not recompiled when an operator it does not implement changes. (<vision/NativeFunctions.h>
+// declares every kernel.) The registration with PyTorch's dispatcher is generated too.
+#include <vision/ops/anchor_grid_native.h>
+#include <vision/ops/box_area_native.h>
+#include <vision/ops/box_iou_native.h>
+#include <vision/ops/box_size_native.h>
+#include <vision/ops/nms_native.h>
+#include <vision/ops/roi_pool_native.h>
+#include <vision/ops/scale_add_native.h>
+#include <vision/ops/scale_boxes_native.h>
+#include <vision/ops/stack_boxes_native.h>
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace vision::meta {
@@ -164,22 +175,20 @@ at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& we
   return all;
 }
 
-at::Tensor clip_boxes(const at::Tensor& boxes, at::IntArrayRef size) {
-  checkBoxes(boxes, "vision::clip_boxes");
-  const double height = static_cast<double>(size[0]), width = static_cast<double>(size[1]);
-  return at::stack({boxes.select(1, 0).clamp(0, width), boxes.select(1, 1).clamp(0, height),
-                    boxes.select(1, 2).clamp(0, width), boxes.select(1, 3).clamp(0, height)},
-                   1);
+// The in-place operator behind the generated vision::scale_boxes and vision::scale_boxes.out (whose
+// kernels opgen writes).
+at::Tensor& scale_boxes_cpu_(at::Tensor& boxes, double factor) {
+  checkBoxes(boxes, "vision::scale_boxes_");
+  const at::Tensor centre = (boxes.narrow(1, 0, 2) + boxes.narrow(1, 2, 2)) / 2;
+  const at::Tensor half = (boxes.narrow(1, 2, 2) - boxes.narrow(1, 0, 2)) * (factor / 2);
+  boxes.copy_(at::cat({centre - half, centre + half}, 1));
+  return boxes;
 }
 
-at::Tensor box_convert(const at::Tensor& boxes, c10::string_view in_fmt, c10::string_view out_fmt) {
-  checkBoxes(boxes, "vision::box_convert");
-  auto known = [](c10::string_view f) { return f == "xyxy" || f == "xywh"; };
-  TORCH_CHECK(known(in_fmt) && known(out_fmt), "vision::box_convert: formats are 'xyxy' and 'xywh'");
-  if (in_fmt == out_fmt) return boxes.clone();
-  const at::Tensor xy = boxes.narrow(1, 0, 2);
-  const at::Tensor rest = boxes.narrow(1, 2, 2);
-  return in_fmt == "xyxy" ? at::cat({xy, rest - xy}, 1) : at::cat({xy, xy + rest}, 1);
+// The functional operator behind the generated vision::box_size.out.
+std::tuple<at::Tensor, at::Tensor> box_size_cpu(const at::Tensor& boxes) {
+  checkBoxes(boxes, "vision::box_size");
+  return {boxes.select(1, 2) - boxes.select(1, 0), boxes.select(1, 3) - boxes.select(1, 1)};
 }
 
 }  // namespace vision::native

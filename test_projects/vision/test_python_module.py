@@ -21,6 +21,10 @@ class PythonModule(unittest.TestCase):
             "Non-maximum suppression: indices of the boxes kept, highest score first.\n\n"
             "vision::nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor")
         self.assertIn("vision::box_area(Tensor boxes) -> Tensor", vision.box_area.__doc__)
+        self.assertEqual(
+            inspect.getdoc(vision.scale_boxes_out),
+            "A variant that `autogen:` adds (its kernel is generated).\n\n"
+            "vision::scale_boxes.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)")
 
     def test_signatures(self):
         sig = inspect.signature(vision.scale_add_out)
@@ -75,10 +79,16 @@ class PythonModule(unittest.TestCase):
         self.assertEqual(vision.clip_boxes(boxes(), [2, 2]).max().item(), 2.0)
         xywh = vision.box_convert(boxes(), "xyxy", out_fmt="xywh")
         self.assertTrue(torch.allclose(vision.box_convert(xywh, in_fmt="xywh", out_fmt="xyxy"), boxes()))
+        self.assertEqual(vision.scale_boxes(boxes(), factor=0.5)[0].tolist(), [0.5, 0.5, 1.5, 1.5])
+        width, height = torch.empty(0), torch.empty(0)
+        self.assertEqual(vision.box_size_out(boxes(), out0=width, out1=height)[0].tolist(), [2.0, 2.0, 1.0])
+        self.assertEqual(height.tolist(), [2.0, 2.0, 2.0])
 
     def test_every_operator_has_a_function_and_a_stub(self):
         names = {"nms", "scale_add_out", "scale_add", "scale_add_", "box_area", "box_iou", "anchor_grid",
-                 "roi_pool", "stack_boxes", "clip_boxes", "box_convert"}
+                 "roi_pool", "stack_boxes", "clip_boxes", "box_convert", "scale_boxes_", "box_size",
+                 # the variants autogen: adds
+                 "scale_boxes", "scale_boxes_out", "box_size_out"}
         self.assertEqual(set(vision.__all__), names | {"load_library"})
         stub = (pathlib.Path(vision.__file__).parent / "__init__.pyi").read_text()
         for name in names:

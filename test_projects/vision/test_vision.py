@@ -44,6 +44,23 @@ class VisionOps(unittest.TestCase):
         self.assertEqual(ops.clip_boxes(boxes(), [2, 2]).max().item(), 2.0)
         self.assertTrue(torch.allclose(ops.box_convert(ops.box_convert(boxes(), "xyxy", "xywh"), "xywh", "xyxy"), boxes()))
 
+    def test_autogen_functional_and_out_variants(self):
+        scaled = [[-1.0, -1.0, 3.0, 3.0], [0.0, 0.0, 4.0, 4.0], [9.5, 9.0, 11.5, 13.0]]
+        original = boxes()
+        self.assertEqual(ops.scale_boxes(original, 2.0).tolist(), scaled)  # the generated functional kernel
+        self.assertEqual(original.tolist(), boxes().tolist())  # ... leaves its input alone
+        out = torch.empty(0)
+        self.assertIs(ops.scale_boxes.out(boxes(), 2.0, out=out), out)  # the generated out= kernel
+        self.assertEqual(out.tolist(), scaled)
+        b = boxes()
+        ops.scale_boxes_(b, 2.0)  # the kernel written by hand
+        self.assertEqual(b.tolist(), scaled)
+        width, height = torch.empty(0), torch.empty(0)
+        ops.box_size.out(boxes(), out0=width, out1=height)
+        self.assertEqual((width.tolist(), height.tolist()), ([2.0, 2.0, 1.0], [2.0, 2.0, 2.0]))
+        with self.assertRaisesRegex(RuntimeError, "dtype"):
+            ops.box_size.out(boxes(), out0=torch.empty(3, dtype=torch.long), out1=height)
+
     def test_meta_tensors(self):
         b = torch.empty(5, 4, device="meta")
         keep = ops.nms(b, torch.empty(5, device="meta"), 0.5)

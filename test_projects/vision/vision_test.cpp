@@ -76,4 +76,28 @@ TEST(Vision, ListsOptionalsStringsAndTuples) {
   EXPECT_THROW(vision::roi_pool(input, rois, 1.0, {1, 1}, c10::nullopt, "median"), c10::Error);
 }
 
+// autogen: the functional and out= variants run kernels that opgen generated from the in-place or
+// functional kernel in kernels.cpp.
+TEST(Vision, AutogenFunctionalAndOutVariants) {
+  const at::Tensor scaled = at::tensor({-1.f, -1.f, 3.f, 3.f, 0.f, 0.f, 4.f, 4.f, 9.5f, 9.f, 11.5f, 13.f}).reshape({3, 4});
+  const at::Tensor original = boxes();
+  EXPECT_TRUE(at::allclose(vision::scale_boxes(original, 2.0), scaled));  // functional: a scaled copy
+  EXPECT_TRUE(at::equal(original, boxes()));                              // ... the input unchanged
+  at::Tensor out = at::empty({0});
+  at::Tensor& result = vision::scale_boxes_out(out, boxes(), 2.0);  // resized, then filled
+  EXPECT_EQ(result.data_ptr(), out.data_ptr());
+  EXPECT_TRUE(at::allclose(out, scaled));
+  at::Tensor out2 = at::zeros({3, 4});
+  vision::scale_boxes_outf(boxes(), 0.5, out2);
+  auto [halfWidth, halfHeight] = vision::box_size(out2);  // an out of the right shape: filled in place
+  EXPECT_TRUE(at::allclose(halfWidth, at::tensor({1.f, 1.f, 0.5f})));
+  EXPECT_TRUE(at::allclose(halfHeight, at::tensor({1.f, 1.f, 1.f})));
+  at::Tensor width = at::empty({0}), height = at::empty({0});
+  vision::box_size_out(width, height, boxes());
+  EXPECT_TRUE(at::allclose(width, at::tensor({2.f, 2.f, 1.f})));
+  EXPECT_TRUE(at::allclose(height, at::tensor({2.f, 2.f, 2.f})));
+  at::Tensor wrongType = at::empty({3}, at::kLong);
+  EXPECT_THROW(vision::box_size_outf(boxes(), wrongType, height), c10::Error);  // dtype checked before the copy
+}
+
 }  // namespace

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 
+#include "model/Loader.h"
 #include "support/Diagnostics.h"
 
 namespace opgen::fuzz {
@@ -38,6 +40,24 @@ inline std::string readBase(const char* path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The base a target reads its input against, loaded once at start-up (call these from a
+// function-local static); a base that does not load ends the run.
+//   the tags.yaml at `path`
+inline std::set<std::string> loadBaseTags(const char* path) {
+  support::Diagnostics diags;
+  auto tags = model::loadTags(path, readBase(path), diags);
+  if (!tags) fail("cannot load the base tags", diags.str());
+  return std::move(*tags);
+}
+//   the native_functions.yaml at `path`, with the tags at `tagsPath` (none when null), as `options` say
+inline model::Operators loadBaseOperators(const char* path, const char* tagsPath, const model::LoadOptions& options) {
+  support::Diagnostics diags;
+  const std::set<std::string> tags = tagsPath != nullptr ? loadBaseTags(tagsPath) : std::set<std::string>{};
+  auto loaded = model::loadNativeFunctions(path, readBase(path), tags, options, diags);
+  if (!loaded) fail("cannot load the base operators", diags.str());
+  return std::move(*loaded);
 }
 
 }  // namespace opgen::fuzz

@@ -14,16 +14,8 @@
 namespace {
 
 const opgen::model::Operators& base() {
-  static const opgen::model::Operators ops = [] {
-    opgen::support::Diagnostics diags;
-    const std::string tagsText = opgen::fuzz::readBase(OPGEN_FUZZ_TAGS);
-    auto tags = opgen::model::loadTags(OPGEN_FUZZ_TAGS, tagsText, diags);
-    const std::string text = opgen::fuzz::readBase(OPGEN_FUZZ_BACKEND_BASE);
-    std::optional<opgen::model::Operators> loaded;
-    if (tags) loaded = opgen::model::loadNativeFunctions(OPGEN_FUZZ_BACKEND_BASE, text, *tags, {}, diags);
-    if (!loaded) opgen::fuzz::fail("cannot load the base operators", diags.str());
-    return std::move(*loaded);
-  }();
+  static const opgen::model::Operators ops =
+      opgen::fuzz::loadBaseOperators(OPGEN_FUZZ_BACKEND_BASE, OPGEN_FUZZ_TAGS, opgen::model::LoadOptions{});
   return ops;
 }
 

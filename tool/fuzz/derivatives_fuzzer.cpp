@@ -13,15 +13,12 @@
 namespace {
 
 const opgen::model::Operators& base() {
+  // As `opgen library` reads a library's operators.
   static const opgen::model::Operators ops = [] {
-    opgen::support::Diagnostics diags;
-    const std::string text = opgen::fuzz::readBase(OPGEN_FUZZ_DERIVATIVES_BASE);
     opgen::model::LoadOptions options;
     options.defaultKernelNamespace = "";
     options.methodVariants = false;
-    auto loaded = opgen::model::loadNativeFunctions(OPGEN_FUZZ_DERIVATIVES_BASE, text, {}, options, diags);
-    if (!loaded) opgen::fuzz::fail("cannot load the base operators", diags.str());
-    return std::move(*loaded);
+    return opgen::fuzz::loadBaseOperators(OPGEN_FUZZ_DERIVATIVES_BASE, nullptr, options);
   }();
   return ops;
 }

@@ -13,13 +13,7 @@
 namespace {
 
 const std::set<std::string>& tags() {
-  static const std::set<std::string> names = [] {
-    opgen::support::Diagnostics diags;
-    const std::string text = opgen::fuzz::readBase(OPGEN_FUZZ_TAGS);
-    auto loaded = opgen::model::loadTags(OPGEN_FUZZ_TAGS, text, diags);
-    if (!loaded) opgen::fuzz::fail("cannot load the tags", diags.str());
-    return *loaded;
-  }();
+  static const std::set<std::string> names = opgen::fuzz::loadBaseTags(OPGEN_FUZZ_TAGS);
   return names;
 }
 

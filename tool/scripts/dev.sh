@@ -68,8 +68,9 @@ case ${1:-} in
     cmake --build "$build_dir" -j "$(nproc)" --target opgen
     prefix=$PWD/$build_dir/example/prefix
     cmake --install "$build_dir" --prefix "$prefix" >/dev/null
-    # The operator library of test_projects/vision: eleven operators in ops.yaml, their kernels in
-    # kernels.cpp, a C++ test, two Python tests and golden files, built with the installed package.
+    # The operator library of test_projects/vision: thirteen operators in ops.yaml (and three that
+    # autogen: adds), their kernels in kernels.cpp and box_kernels.cpp, a C++ test, two Python tests
+    # and golden files, built with the installed package.
     project=$PWD/$build_dir/example/vision
     echo "== building the operator library of test_projects/vision with $prefix/bin/opgen" >&2
     cmake -S test_projects/vision -B "$project" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null

@@ -317,6 +317,40 @@ TEST(KernelCheck, TheExpectationIsSpelledForTheLibtorch) {
       << r.err;
 }
 
+// The kernels of autogen's variants are opgen's (src/AutogenKernels.cpp), not the user's: only the
+// in-place operator's kernel is reported.
+TEST(KernelCheck, AutogenVariantsKernelsAreNotTheUsers) {
+  Check c(R"(- func: demo::scale_(Tensor(a!) self, float f) -> Tensor(a!)
+  dispatch:
+    CPU: scale_cpu_
+  autogen: scale, scale.out
+)",
+          R"(namespace at { struct Tensor {}; }
+namespace demo::native {
+at::Tensor& scale_cpu_(at::Tensor&, double);
+at::Tensor scale(const at::Tensor&, double);
+at::Tensor& scale_out(const at::Tensor&, double, at::Tensor&);
+}
+void registerAll() {
+  at::Tensor t;
+  demo::native::scale_cpu_(t, 1.0);
+  demo::native::scale(t, 1.0);
+  demo::native::scale_out(t, 1.0, t);
+}
+)");
+  ProcessResult r = c.run({c.registration, c.kernels("none", "")});
+  EXPECT_EQ(r.exitCode, 1);
+  const std::string y = c.yaml.string();
+  EXPECT_EQ(lines(r.err), (std::vector<std::string>{
+      y + ":1:3: error: in 'scale_': kernel 'scale_cpu_' (CPU) is declared but not defined; expected: at::Tensor & "
+          "demo::native::scale_cpu_(at::Tensor & self, double f)",
+      y + ": note: opgen looked for the kernels in 2 files (the library's objects and the libraries of its project "
+          "that it links); kernels defined elsewhere: set the library's target property OPGEN_CHECK_KERNELS to OFF",
+  })) << r.describe();
+  r = c.run({c.registration, c.kernels("kernels", "at::Tensor& demo::native::scale_cpu_(at::Tensor& t, double) { return t; }\n")});
+  EXPECT_TRUE(r.ok()) << r.describe();
+}
+
 TEST(KernelCheck, KernelsInALinkedArchiveOrSharedLibraryCount) {
   Check c;
   const fs::path kernels = c.kernels("kernels", kAllDefined);

@@ -223,7 +223,7 @@ TEST(LoaderErrors, FactoryWithoutDispatch) {
 
 TEST(LoaderErrors, MissingAutogen) {
   EXPECT_EQ(errorOf("- func: _bump_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: bump_\n  autogen: _bump.out\n"),
-            "ops.yaml:1:3: error: in '_bump': the codegen expects to be able to generate '_bump, _bump.out'; to do so, "
+            "ops.yaml:4:12: error: in '_bump_': the codegen expects to be able to generate '_bump, _bump.out'; to do so, "
             "it expects a line 'autogen: _bump, _bump.out', but found 'autogen: _bump.out'");
 }
 

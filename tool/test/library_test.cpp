@@ -54,7 +54,8 @@ TEST(Library, DescribesItselfWithoutReadingTheYamlWhenTheNamespaceIsGiven) {
   "src/RegisterCPU_0.cpp",
   "src/RegisterCPU_1.cpp",
   "src/RegisterMeta_0.cpp",
-  "src/RegisterMeta_1.cpp"
+  "src/RegisterMeta_1.cpp",
+  "src/AutogenKernels.cpp"
  ],
  "python": []
 }
@@ -83,6 +84,54 @@ TEST(Library, DeclaresKernelsInTheLibraryNamespaceAndRegistersThem) {
   EXPECT_NE(readFile(run.out / "src/RegisterMeta.cpp").find("TORCH_LIBRARY_IMPL(demo, Meta, m)"), std::string::npos);
   EXPECT_NE(readFile(run.out / "src/RegisterCompositeImplicitAutograd.cpp").find("demo::native::twice(self)"),
             std::string::npos);
+}
+
+TEST(Library, PerOperatorHeadersSplitTheHeadersByOperatorAndRemoveStaleOnes) {
+  TempDir dir;
+  const std::string ops = std::string(kOps) + R"(
+- func: demo::twice_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: twice_cpu_
+)";
+  LibraryRun describe = library(dir, ops, {"--per-operator-headers", "--namespace", "demo", "--describe"});
+  ASSERT_TRUE(describe.result.ok()) << describe.result.describe();
+  // One set per root name (twice and twice_ together), in the YAML's order, after the three aggregates.
+  EXPECT_NE(describe.result.out.find(R"("include/demo/Operators.h",
+  "include/demo/ops/scale_ops.h",
+  "include/demo/ops/scale.h",
+  "include/demo/ops/scale_native.h",
+  "include/demo/ops/twice_ops.h",
+  "include/demo/ops/twice.h",
+  "include/demo/ops/twice_native.h"
+ ],)"),
+            std::string::npos)
+      << describe.result.out;
+  LibraryRun run = library(dir, ops, {"--per-operator-headers"});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const fs::path include = run.out / "include/demo";
+  const std::string native = readFile(include / "ops/twice_native.h");
+  EXPECT_NE(native.find("TORCH_API at::Tensor twice(const at::Tensor & self);"), std::string::npos) << native;
+  EXPECT_NE(native.find("TORCH_API at::Tensor & twice_cpu_(at::Tensor & self);"), std::string::npos) << native;
+  EXPECT_EQ(native.find("scale"), std::string::npos) << native;
+  EXPECT_NE(readFile(include / "ops/twice.h").find("#include <demo/ops/twice_ops.h>"), std::string::npos);
+  EXPECT_NE(readFile(include / "ops/scale_ops.h").find("struct scale {"), std::string::npos);
+  EXPECT_NE(readFile(include / "NativeFunctions.h").find("#include <demo/ops/scale_native.h>\n#include <demo/ops/twice_native.h>\n"),
+            std::string::npos);
+  EXPECT_NE(readFile(include / "Functions.h").find("#include <demo/ops/twice.h>"), std::string::npos);
+
+  // twice's entries gone: its headers are removed; a file opgen did not generate stays.
+  writeFile(include / "ops/mine.h", "// not generated\n");
+  const std::string scaleOnly = std::string(kOps).substr(0, std::string(kOps).find("- func: demo::twice"));
+  ASSERT_TRUE(library(dir, scaleOnly, {"--per-operator-headers"}).result.ok());
+  EXPECT_FALSE(fs::exists(include / "ops/twice.h"));
+  EXPECT_FALSE(fs::exists(include / "ops/twice_native.h"));
+  EXPECT_TRUE(fs::exists(include / "ops/scale_native.h"));
+  EXPECT_TRUE(fs::exists(include / "ops/mine.h"));
+  EXPECT_EQ(readFile(include / "Functions.h").find("twice"), std::string::npos);
+  // Without per-operator headers, the aggregates declare everything and no per-operator header is left.
+  ASSERT_TRUE(library(dir, kOps).result.ok());
+  EXPECT_FALSE(fs::exists(include / "ops/scale_native.h"));
+  EXPECT_NE(readFile(include / "NativeFunctions.h").find("scale_cpu("), std::string::npos);
 }
 
 TEST(Library, SecondRunKeepsFilesAndLibtorch1SpellsOptionalsItsWay) {
@@ -131,6 +180,7 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, Tensor t=None) -> Tensor", "39: error: in 'f': default of 't': None is the default of optional types only (Tensor? for this one)"},
       {"demo::f(Tensor self, int[] dims=[True]) -> Tensor", "41: error: in 'f': default of 'dims': item 'True' is not an int"},
       {"demo::f(Tensor self, int dim=99999999999999999999) -> Tensor", "38: error: in 'f': default of 'dim': '99999999999999999999' does not fit in int64"},
+      {"demo::f(Tensor self, Scalar s=9223372036854775808) -> Tensor", "39: error: in 'f': default of 's': '9223372036854775808' does not fit in int64"},
       {"demo::f(Tensor self, int[] s=1) -> Tensor", "the default of an unsized list is a list"},
       {"demo::f(Tensor self, bool b=true) -> Tensor", "a bool default is True or False, not 'true'"},
       {"demo::f(Tensor self, float x=inf) -> Tensor", "'inf' is not a number"},
@@ -258,8 +308,6 @@ TEST(Library, RefusesKeysItWouldIgnore) {
   TempDir dir;
   LibraryRun run = library(dir, R"(- func: demo::f(Tensor self) -> Tensor
   variants: function, method
-- func: demo::g(Tensor self) -> Tensor
-  autogen: g.out
 - func: demo::h(Tensor self) -> Tensor
   ufunc_inner_loop:
     Generic: h_kernel (AllAndComplex, BFloat16, Half, ComplexHalf)
@@ -268,11 +316,124 @@ TEST(Library, RefusesKeysItWouldIgnore) {
 )");
   EXPECT_EQ(run.result.exitCode, 1);
   for (const char* expected : {"ops.yaml:2:23: error: in 'f': 'method' variants are not supported here",
-                               "ops.yaml:4:3: error: in 'g': 'autogen' is not supported here",
-                               "ops.yaml:6:3: error: in 'h': 'ufunc_inner_loop' is not supported here",
-                               "ops.yaml:9:3: error: in 'i': 'python_module' is not supported here"})
+                               "ops.yaml:4:3: error: in 'h': 'ufunc_inner_loop' is not supported here",
+                               "ops.yaml:7:3: error: in 'i': 'python_module' is not supported here"})
     EXPECT_NE(run.result.err.find(expected), std::string::npos) << expected << "\n" << run.result.err;
   EXPECT_FALSE(fs::exists(run.out));
+}
+
+constexpr const char* kAutogenOps = R"(- func: demo::scale_(Tensor(a!) self, float f, *, int? limit=None) -> Tensor(a!)
+  dispatch:
+    CPU: scale_cpu_
+  autogen: scale, scale.out
+
+- func: demo::split(Tensor self) -> (Tensor, Tensor)
+  dispatch:
+    CPU: split_cpu
+  autogen: split.out
+)";
+
+// autogen: declares variants whose kernels opgen writes (torchgen's CompositeViewCopyKernels.cpp), in
+// the library's namespace: declared, defined, registered and callable like the others.
+TEST(Library, AutogenVariantsHaveGeneratedKernelsInTheLibrarysNamespace) {
+  TempDir dir;
+  LibraryRun run = library(dir, kAutogenOps);
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const std::string native = readFile(run.out / "include/demo/NativeFunctions.h");
+  for (const char* decl : {"TORCH_API at::Tensor scale(const at::Tensor & self, double f, ::std::optional<int64_t> limit=::std::nullopt);",
+                           "TORCH_API at::Tensor & scale_out(const at::Tensor & self, double f, ::std::optional<int64_t> limit, at::Tensor & out);",
+                           "TORCH_API ::std::tuple<at::Tensor &,at::Tensor &> split_out(const at::Tensor & self, at::Tensor & out0, at::Tensor & out1);"})
+    EXPECT_NE(native.find(decl), std::string::npos) << decl << "\n" << native;
+  const std::string kernels = readFile(run.out / "src/AutogenKernels.cpp");
+  EXPECT_NE(kernels.find("namespace demo::native {"), std::string::npos) << kernels;
+  // The functional kernel: the in-place operator on a clone (no const_cast: the clone is a value).
+  EXPECT_NE(kernels.find(R"(at::Tensor scale(const at::Tensor & self, double f, ::std::optional<int64_t> limit) {
+  auto self_clone = autogen_helpers::clone_arg(self);
+  auto output = demo::_ops::scale_::call(self_clone, f, limit);
+  return self_clone;
+})"),
+            std::string::npos)
+      << kernels;
+  // The out= kernels: the functional operator, then resize and copy into each out.
+  EXPECT_NE(kernels.find(R"(at::Tensor & scale_out(const at::Tensor & self, double f, ::std::optional<int64_t> limit, at::Tensor & out) {
+  auto tmp_output = demo::_ops::scale::call(self, f, limit);
+  autogen_helpers::resize_out_helper(out, tmp_output);
+  autogen_helpers::copy_arg(out, tmp_output);
+  return out;
+})"),
+            std::string::npos)
+      << kernels;
+  EXPECT_NE(kernels.find("autogen_helpers::copy_arg(out1, std::get<1>(tmp_output));"), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("at::_ops::"), std::string::npos) << kernels;
+  const std::string registration = readFile(run.out / "src/RegisterCompositeExplicitAutograd.cpp");
+  for (const char* call : {"return demo::native::scale(self, f, limit);", "return demo::native::scale_out(self, f, limit, out);",
+                           "m.impl(\"split.out\","})
+    EXPECT_NE(registration.find(call), std::string::npos) << call << "\n" << registration;
+  const std::string schemas = readFile(run.out / "src/RegisterSchema.cpp");
+  EXPECT_NE(schemas.find(R"x(m.def("split.out(Tensor self, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))");)x"),
+            std::string::npos)
+      << schemas;
+  const std::string functions = readFile(run.out / "include/demo/Functions.h");
+  EXPECT_NE(functions.find("inline at::Tensor & scale_out(at::Tensor & out, const at::Tensor & self, double f, "),
+            std::string::npos)
+      << functions;
+
+  // libtorch 1.x: the same kernels with its optional.
+  LibraryRun old = library(dir, kAutogenOps, {"--torch-version", "1.13"});
+  ASSERT_TRUE(old.result.ok()) << old.result.describe();
+  const std::string oldKernels = readFile(old.out / "src/AutogenKernels.cpp");
+  EXPECT_NE(oldKernels.find("at::Tensor scale(const at::Tensor & self, double f, c10::optional<int64_t> limit) {"),
+            std::string::npos)
+      << oldKernels;
+  EXPECT_EQ(oldKernels.find("std::optional"), std::string::npos) << oldKernels;
+}
+
+// The file is always there (a build lists the files before it reads the YAML), with nothing to
+// compile when no entry has autogen:.
+TEST(Library, WithoutAutogenTheKernelFileIsEmpty) {
+  TempDir dir;
+  LibraryRun run = library(dir, kOps);
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  EXPECT_EQ(readFile(run.out / "src/AutogenKernels.cpp"),
+            "// @generated by opgen from templates/library/AutogenKernels.cpp; do not edit\n//\n"
+            "// The library has no `autogen:` entries: no kernels to generate.\n");
+}
+
+// A wrong autogen: is one error at its value (the name at fault where there is one), changing nothing.
+TEST(Library, AutogenErrorsPointAtTheAutogenLine) {
+  struct Case {
+    std::string entry;  // after "- func: demo::"
+    std::string error;  // the whole stderr after "ops.yaml:"
+  } cases[] = {
+      {"scale_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: k\n  autogen: scale.out",
+       "4:12: error: in 'scale_': the codegen expects to be able to generate 'scale, scale.out'; to do so, it expects "
+       "a line 'autogen: scale, scale.out', but found 'autogen: scale.out'"},
+      {"scale_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: k\n  autogen: demo::scale, scale.out",
+       "4:12: error: in 'scale_': the codegen expects to be able to generate 'scale, scale.out'; to do so, it expects "
+       "a line 'autogen: scale, scale.out', but found 'autogen: demo::scale, scale.out'"},
+      {"f(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n  autogen: f.outt",
+       "4:12: error: in 'f': the codegen expects to be able to generate 'f.out'; to do so, it expects a line "
+       "'autogen: f.out', but found 'autogen: f.outt'"},
+      {"f(Tensor self) -> int\n  dispatch:\n    CPU: k\n  autogen: f.out",
+       "4:12: error: in 'f': found an operator that we could not generate an out= variant for: f(Tensor self) -> int; "
+       "operators without a tensor-like return cannot get a proper out= variant"},
+      // torchgen ignores these; a library would lack the operators its YAML declares.
+      {"f(Tensor self) -> Tensor\n  autogen: f.out",
+       "2:12: error: in 'f': autogen: 'f.out' is not generated: an operator without a dispatch: kernel "
+       "(CompositeImplicitAutograd) gets no generated variants"},
+      {"f(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n  autogen: f_",
+       "4:12: error: in 'f': autogen: 'f_' is not generated: autogen makes only the out= variant of an operator and "
+       "the functional variant of an in-place or mutable one"},
+      {"f(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n  autogen: [f.out]",
+       "4:12: error: in 'f': 'autogen' must be a string, not a list"},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    LibraryRun run = library(dir, "- func: demo::" + c.entry + "\n");
+    EXPECT_EQ(run.result.exitCode, 1) << c.entry;
+    EXPECT_EQ(run.result.err, (dir.path() / "ops.yaml").string() + ":" + c.error + "\n") << c.entry;
+    EXPECT_FALSE(fs::exists(run.out)) << c.entry;
+  }
 }
 
 // What PyTorch accepts and the C++ compiles stays accepted.

@@ -195,6 +195,8 @@ support::Expected<Function> function(const model::NativeFunction& f, const std::
   const std::string overload = f.func.name.overloadName.empty() ? "default" : f.func.name.overloadName;
   fn.call = "torch.ops." + ns + "." + opName(f.func) + "." + overload + "(" + support::join(callArgs, ", ") + ")";
   fn.doc = f.doc.empty() ? "" : f.doc + "\n\n";
+  // (A variant that autogen: adds has no comment of its own.)
+  if (f.generated()) fn.doc = "A variant that `autogen:` adds (its kernel is generated).\n\n";
   fn.doc += ns + "::" + f.func.str();
   return fn;
 }

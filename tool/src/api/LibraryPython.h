@@ -44,7 +44,7 @@ struct Function {
   std::string returns;
   std::string signature;  // "name(a: torch.Tensor, *, b: int = 1) -> torch.Tensor"
   std::string call;       // "torch.ops.NS.OP.OVERLOAD(a, b=b)"
-  std::string doc;        // the entry's comment, a blank line, "NS::schema"
+  std::string doc;        // the entry's comment (or that autogen: adds it), a blank line, "NS::schema"
 };
 
 // The function of one operator of namespace `ns`.

@@ -116,7 +116,9 @@ std::optional<std::string> valueProblem(const Type& t, std::string_view d) {
       if (isBool(d)) return std::nullopt;
       return "a bool default is True or False, not '" + std::string(d) + "'";
     case BaseTy::Scalar:
-      if (isBool(d) || !intProblem(d) || !floatProblem(d)) return std::nullopt;
+      // PyTorch reads a literal without '.' or exponent as an int64 (and fails beyond it).
+      if (isDigitsFrom(d, d.starts_with('-') ? 1 : 0)) return intProblem(d);
+      if (isBool(d) || !floatProblem(d)) return std::nullopt;
       return "a Scalar default is a number, True or False, not '" + std::string(d) + "'";
     case BaseTy::Str:
       if (isQuoted(d)) return std::nullopt;
@@ -318,7 +320,15 @@ std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureP
     const bool isOut = group != structuredGroup.end() && group->second->out == f;
     problems[f] = api::librarySignatureProblems(*f, isOut ? group->second : nullptr, libtorch);
   }
+  // A variant autogen: made has its origin's arguments, whose problems are reported at the origin.
+  std::set<std::pair<std::string, std::string>> reported;  // (root name, argument)
+  for (const auto& [f, list] : problems)
+    if (!f->generated())
+      for (const SignatureProblem& p : list)
+        if (p.argument) reported.emplace(f->rootName(), p.argument->name);
   for (auto& [f, list] : problems) {
+    if (f->generated())
+      std::erase_if(list, [&](const SignatureProblem& p) { return p.argument && reported.count({f->rootName(), p.argument->name}); });
     const auto group = structuredGroup.find(f);
     if (group == structuredGroup.end() || group->second->out == f) continue;
     const std::vector<SignatureProblem>& atOut = problems.at(group->second->out);
@@ -329,6 +339,34 @@ std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureP
     });
   }
   return problems;
+}
+
+// Every name an `autogen:` entry lists is a variant the model generated. torchgen ignores an entry
+// whose operator family it generates nothing for (an operator without a dispatch: kernel, a view, a
+// functional operator that lists no out= variant): a library would lack operators its YAML declares.
+void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
+  std::set<std::string> generated;
+  for (const model::NativeFunction* f : ops.functions())
+    if (f->generated()) generated.insert(f->func.name.str());
+  for (const model::NativeFunction* f : ops.functions()) {
+    int offset = 0;
+    for (const model::OperatorName& op : f->autogen) {
+      const std::string name = op.str();
+      if (!generated.count(name)) {
+        const std::string_view why =
+            f->hasCompositeImplicitAutogradKernel
+                ? "an operator without a dispatch: kernel (CompositeImplicitAutograd) gets no generated variants"
+            : f->isViewOp() ? "a view operator gets no generated variants"
+                            : "autogen makes only the out= variant of an operator and the functional variant of an "
+                              "in-place or mutable one";
+        // Appended piece by piece: "literal" + std::string trips GCC 12's -Wrestrict false positive.
+        std::string message = "autogen: '";
+        message.append(name).append("' is not generated: ").append(why);
+        diags.errorAbout(model::autogenSourceLoc(*f).shifted(offset), f->func.name.str(), message);
+      }
+      offset += static_cast<int>(name.size()) + 2;
+    }
+  }
 }
 
 }  // namespace
@@ -382,6 +420,7 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
     FunctionChecker(*f, signatureProblems.at(f), options, diags).run();
   }
   checkKernels(ops, libraryNs, diags);
+  checkAutogen(ops, diags);
   return diags.errorCount() == errorsBefore ? libraryNs : std::string();
 }
 

@@ -26,6 +26,7 @@ struct LibraryOptions {
   // the DimnameList parameter of structured kernels' set_output_*).
   int torchMajor = 2;
   bool pythonModule = false;                 // also the typed Python package python/NS/
+  bool perOperatorHeaders = false;           // also include/NS/ops/OP{_ops,,_native}.h
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp
   std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
   bool describe = false;                     // print the namespace, link anchor and files (JSON) and stop

@@ -98,8 +98,8 @@ struct Generated {
   BackendMetadata kernel;
 };
 
-// A new NativeFunction of kind `k` (functional or out) made from `f`.
-Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k) {
+// A new NativeFunction of kind `k` (functional or out) made from `f`, its kernel in NS::native.
+Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k, std::string_view kernelNamespace) {
   FunctionSchema func;
   if (k == SchemaKind::Functional) {
     FunctionSchema sig = f.func.signature(FunctionSchema::SignatureOptions{.keepReturnNames = true});
@@ -134,7 +134,8 @@ Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k) {
   g->func = std::move(func);
   g->schemaString = g->func.str();
   g->signatureString = g->func.signature().str();
-  return Generated{std::move(g), BackendMetadata{kernel, false, "at::native"}};
+  const std::string ns = kernelNamespace.empty() ? g->ns : std::string(kernelNamespace);
+  return Generated{std::move(g), BackendMetadata{kernel, false, ns + "::native"}};
 }
 
 }  // namespace
@@ -151,14 +152,17 @@ bool BackendIndices::add(DispatchKey key, const OperatorName& op, BackendMetadat
 }
 
 bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunction>>& functions,
-                                 BackendIndices& indices, bool legacy, support::Diagnostics& diags) {
+                                 BackendIndices& indices, bool legacy, std::string_view kernelNamespace,
+                                 support::Diagnostics& diags) {
   std::vector<const NativeFunction*> all;
   for (const auto& f : functions) all.push_back(f.get());
   auto families = preGroupBySignature(all, diags);
   if (!families) return false;
 
   const int errorsBefore = diags.errorCount();
-  auto error = [&](const NativeFunction& f, const std::string& message) { reportError(diags, f, message); };
+  auto error = [&](const NativeFunction& f, const std::string& message) {
+    diags.errorAbout(autogenSourceLoc(f), f.func.name.str(), message);
+  };
   for (auto& family : *families) {
     auto find = [&](SchemaKind k) -> const NativeFunction* {
       for (const auto& [kind, f] : family)
@@ -203,11 +207,11 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
         error(*base, message);
         continue;
       }
-      diags.warning(base->loc.sourceLoc(),
+      diags.warning(autogenSourceLoc(*base),
                     support::aboutOperator(base->func.name.str(), message + " (accepted in an older file that uses Dimname)"));
     }
     auto emit = [&](SchemaKind k) {
-      auto g = generateFunction(*base, k);
+      auto g = generateFunction(*base, k, kernelNamespace);
       if (!g) {
         error(*base, g.error().message);
         return;

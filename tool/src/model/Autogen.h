@@ -23,7 +23,10 @@ class BackendIndices {
 
 // Appends the generated functions to `functions` and their kernels to `indices`. In a legacy file
 // (see LoadOptions::Edition), an operator that cannot get an out= variant is a warning, not an error.
+// The kernels are in NS::native, NS being `kernelNamespace` or, when it is empty, the operator's own
+// namespace (LoadOptions::defaultKernelNamespace: at::native for ATen, myops::native for a library).
 bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunction>>& functions,
-                                 BackendIndices& indices, bool legacy, support::Diagnostics& diags);
+                                 BackendIndices& indices, bool legacy, std::string_view kernelNamespace,
+                                 support::Diagnostics& diags);
 
 }  // namespace opgen::model

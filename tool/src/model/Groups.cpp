@@ -50,16 +50,26 @@ bool checkGroup(const NativeFunctionsGroup& g, support::Diagnostics& diags) {
   }
   std::sort(generated.begin(), generated.end());
   std::sort(expected.begin(), expected.end());
+  // Reported at the autogen: line that is wrong (or missing: at the functional entry).
+  const NativeFunction* declaring = g.functional;
+  for (const NativeFunction* f : g.functions())
+    if (!f->autogen.empty()) {
+      declaring = f;
+      break;
+    }
+  auto failAutogen = [&](const std::string& message) {
+    diags.errorAbout(autogenSourceLoc(*declaring), declaring->func.name.str(), message);
+  };
   const std::string generatedStr = support::join(generated, ", ");
   const std::string expectedStr = support::join(expected, ", ");
   if (expected.empty() && !generated.empty()) {
-    fail(diags, *g.functional, "the codegen expects to be able to generate '" + generatedStr +
+    failAutogen("the codegen expects to be able to generate '" + generatedStr +
                                    "'; to generate them, call them out explicitly: add an 'autogen: " + generatedStr +
                                    "' line to the entry");
     return false;
   }
   if (expectedStr != generatedStr) {
-    fail(diags, *g.functional, "the codegen expects to be able to generate '" + generatedStr +
+    failAutogen("the codegen expects to be able to generate '" + generatedStr +
                                    "'; to do so, it expects a line 'autogen: " + generatedStr + "', but found 'autogen: " +
                                    expectedStr + "'");
     return false;

@@ -395,6 +395,8 @@ bool EntryParser::parseAutogen(NativeFunction& f) {
   if (!n.isDefined()) return true;
   if (support::scalarKind(n) != ScalarKind::String) return fail(n, "'autogen' must be a string, not " + support::describeNode(n));
   if (n.text().empty()) return true;
+  const support::SourceLoc at = support::locOf(n, path_);
+  f.autogenLoc = Location{at.file, at.line, at.column};
   int offset = 0;
   for (auto name : support::split(n.text(), ", ")) {
     auto op = OperatorName::parse(name);
@@ -767,7 +769,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
   Diagnostics generateDiags;
   std::optional<Operators> ops;
   auto generate = [&] {
-    if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, generateDiags)) return;
+    if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, options.defaultKernelNamespace, generateDiags)) return;
     Operators built(std::move(functions), indices.take(), validTags);
     if (built.buildGroups(generateDiags)) ops = std::move(built);
   };

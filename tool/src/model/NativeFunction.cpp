@@ -62,4 +62,8 @@ void reportError(support::Diagnostics& diags, const NativeFunction& f, std::stri
   diags.errorAbout(f.loc.sourceLoc(), f.func.name.str(), message);
 }
 
+support::SourceLoc autogenSourceLoc(const NativeFunction& f) {
+  return f.autogenLoc.line > 0 ? f.autogenLoc.sourceLoc() : f.loc.sourceLoc();
+}
+
 }  // namespace opgen::model

@@ -88,6 +88,8 @@ struct NativeFunction {
   // (joined with newlines); empty when there are none or the function was generated.
   std::string doc;
   std::vector<OperatorName> autogen;
+  // Where the autogen: value starts (line 0 without one), for errors about the generated variants.
+  Location autogenLoc;
   std::map<UfuncKey, UfuncInnerLoop> ufuncInnerLoop;
   bool structured = false;
   std::optional<OperatorName> structuredDelegate;
@@ -146,5 +148,8 @@ class BackendIndex {
 
 // Reports an error about f at its entry, naming it: "FILE:LINE:COL: error: in 'NAME': MESSAGE".
 void reportError(support::Diagnostics& diags, const NativeFunction& f, std::string_view message);
+// Where an error about the variants a function generates belongs: its `autogen:` value, or the
+// entry when it has none.
+support::SourceLoc autogenSourceLoc(const NativeFunction& f);
 
 }  // namespace opgen::model

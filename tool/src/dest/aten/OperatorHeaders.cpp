@@ -1,11 +1,10 @@
 #include "dest/aten/OperatorHeaders.h"
 
-#include <map>
-
 #include "dest/aten/Functions.h"
 #include "dest/aten/OperatorsCpp.h"
 #include "dest/aten/StaticDispatch.h"
 #include "dest/common/NativeDeclarations.h"
+#include "dest/common/OperatorRoots.h"
 #include "dest/common/RegisterDispatchKey.h"
 
 namespace opgen::dest {
@@ -20,30 +19,6 @@ std::vector<const model::FunctionOrGroup*> allItems(const model::Operators& ops)
   for (const model::FunctionOrGroup& item : ops.grouped()) items.push_back(&item);
   return items;
 }
-
-// The functions and the grouped items of each operator root name, names in order of first appearance
-// among the functions (torchgen's functions_by_root_name and grouped_functions_by_root_name).
-struct ByRootName {
-  struct Entry {
-    std::string name;
-    FunctionList functions;
-    std::vector<const model::FunctionOrGroup*> items;
-  };
-  std::vector<Entry> entries;
-
-  explicit ByRootName(const model::Operators& ops) {
-    std::map<std::string, std::size_t, std::less<>> slot;
-    for (const model::NativeFunction* f : ops.functions()) {
-      auto [it, added] = slot.emplace(f->rootName(), entries.size());
-      if (added) entries.push_back({it->first, {}, {}});
-      entries[it->second].functions.push_back(f);
-    }
-    for (const model::FunctionOrGroup& item : ops.grouped()) {
-      auto it = slot.find(model::representative(item).rootName());
-      if (it != slot.end()) entries[it->second].items.push_back(&item);
-    }
-  }
-};
 
 using Lines = std::vector<std::string>;
 
@@ -90,9 +65,9 @@ void emitAggregatedHeaders(const EmitContext& ctx, const Writers& out) {
 }
 
 void emitPerOperatorHeaders(const EmitContext& ctx, const Writers& out) {
-  const ByRootName byName(ctx.ops);
+  const std::vector<OperatorRoot> roots = operatorRoots(ctx.ops);
   const NativeDeclarations native(ctx.ops, ctx.ops.backendIndices(), nativeDeclarationsSeeEmptyIndex(ctx));
-  for (const ByRootName::Entry& e : byName.entries) {
+  for (const OperatorRoot& e : roots) {
     out.ops.writeWithTemplate(e.name + "_ops.h", "Operator.h", [&] {
       support::TemplateEnv env;
       env.set("declarations", operatorDeclarations(e.functions, ctx.diags));
@@ -135,12 +110,12 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const Writers& out) {
 }
 
 void emitPerOperatorDispatchHeaders(const EmitContext& ctx, const Writers& out) {
-  const ByRootName byName(ctx.ops);
+  const std::vector<OperatorRoot> roots = operatorRoots(ctx.ops);
   for (model::DispatchKey key : ctx.dispatchKeys) {
     if (!ctx.isFunctionsKey(key)) continue;
     const std::string dispatchNamespace = lowerKeyName(key);
     const RegisterDispatchKeyEmitter emitter(ctx, ctx.backendIndex(key), KernelTargets{.declarations = true});
-    for (const ByRootName::Entry& e : byName.entries) {
+    for (const OperatorRoot& e : roots) {
       // Computed even in a dry run: whether the header exists depends on it.
       KernelCode code;
       for (const model::FunctionOrGroup* item : e.items) emitter.emit(*item, code);

@@ -69,6 +69,8 @@ void addKernels(const EmitContext& ctx, const model::FunctionOrGroup& item, cons
   const api::Libtorch libtorch = ctx.libtorch();
   const std::string key(model::dispatchKeyName(index.dispatchKey()));
   auto addUnstructured = [&](const model::NativeFunction& f) {
+    // The kernels of the variants autogen: adds are opgen's, in src/AutogenKernels.cpp.
+    if (f.generated()) return;
     const model::BackendMetadata* m = index.find(f.func.name);
     if (m == nullptr || support::contains(m->kernel, "legacy::")) return;
     support::Expected<api::KernelSignature> sig = api::kernelSignature(f, index, api::Options::of(f, libtorch));
@@ -236,7 +238,7 @@ void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::v
   }
   if (any)
     diags.note(yaml, "opgen looked for the kernels in " + std::to_string(files.size()) +
-                         " files (the library's objects and the libraries of its project that it links); kernels "
+                         (files.size() == 1 ? " file" : " files") + " (the library's objects and the libraries of its project that it links); kernels "
                          "defined elsewhere: set the library's target property OPGEN_CHECK_KERNELS to OFF");
 }
 

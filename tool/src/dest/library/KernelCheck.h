@@ -31,7 +31,8 @@ struct LibraryKernel {
 
 // Every kernel the library's NativeFunctions.h declares (each once, the dispatch keys that use it
 // joined), in the YAML's order, except those in PyTorch's own namespaces (at::, c10::, torch::),
-// which libtorch defines. Errors (a kernel without a signature) are reported.
+// which libtorch defines, and those of the variants `autogen:` adds, which the library's generated
+// src/AutogenKernels.cpp defines. Errors (a kernel without a signature) are reported.
 std::vector<LibraryKernel> libraryKernels(const EmitContext& ctx);
 
 // A file's symbols (support::readObjectSymbols) and its path.

@@ -5,8 +5,10 @@
 
 #include "dest/common/FunctionContext.h"
 #include "dest/common/NativeDeclarations.h"
+#include "dest/common/OperatorRoots.h"
 #include "dest/common/RegisterDispatchKey.h"
 #include "dest/library/Autograd.h"
+#include "dest/library/AutogenKernels.h"
 #include "dest/library/LibraryApi.h"
 #include "dest/library/PythonPackage.h"
 #include "support/CodeText.h"
@@ -27,6 +29,20 @@ constexpr std::string_view kFunctionsHeader = "Functions.h";
 constexpr std::string_view kNativeFunctionsHeader = "NativeFunctions.h";
 constexpr std::string_view kOperatorsSource = "Operators.cpp";
 constexpr std::string_view kSchemaSource = "RegisterSchema.cpp";
+// Per-operator headers (below include/NS/): OP + suffix, and their templates.
+constexpr std::string_view kOperatorHeaderDir = "ops/";
+struct PerOperatorHeader {
+  std::string_view suffix, templateName, aggregate, summary;
+};
+constexpr PerOperatorHeader kPerOperatorHeaders[] = {
+    {"_ops", "PerOperator_ops.h", kOperatorsHeader,
+     "The operators of namespace $namespace$ as the dispatcher sees them (their _ops structs)."},
+    {"", "PerOperator.h", kFunctionsHeader, "The C++ API of the operators in namespace $namespace$."},
+    {"_native", "PerOperator_native.h", kNativeFunctionsHeader,
+     "The kernels of the operators in namespace $namespace$ (and their structured meta classes)."},
+};
+//   $header$ a header's path below the include directory
+constexpr std::string_view kInclude = "#include <$header$>";
 
 // Snippets.
 //   $namespace$ the library's namespace, $impls$ kFallthrough for each registered operator ($name$)
@@ -89,11 +105,14 @@ std::string kernelNamespace(const model::FunctionOrGroup& item, const model::Bac
   return {};
 }
 
-// The kernels' declarations, by kernel namespace in order of first use, each declaration once.
-std::vector<std::string> kernelDeclarations(const EmitContext& ctx, const std::string& metaNamespace) {
+// The kernels' declarations of `items`, by kernel namespace in order of first use, each declaration
+// once.
+std::vector<std::string> kernelDeclarations(const EmitContext& ctx, const std::vector<const model::FunctionOrGroup*>& items,
+                                            const std::string& metaNamespace) {
   std::vector<std::pair<std::string, std::vector<std::string>>> blocks;
   std::set<std::string> seen;
-  for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
+  for (const model::FunctionOrGroup* itemPtr : items) {
+    const model::FunctionOrGroup& item = *itemPtr;
     for (const model::BackendIndex& index : ctx.ops.backendIndices()) {
       support::Expected<std::vector<std::string>> decls =
           nativeFunctionDeclarations(item, index, metaNamespace, ctx.libtorch());
@@ -119,7 +138,91 @@ std::vector<std::string> kernelDeclarations(const EmitContext& ctx, const std::s
   return out;
 }
 
+std::vector<const model::FunctionOrGroup*> allItems(const model::Operators& ops) {
+  std::vector<const model::FunctionOrGroup*> items;
+  for (const model::FunctionOrGroup& item : ops.grouped()) items.push_back(&item);
+  return items;
+}
+
+std::string perOperatorHeaderName(std::string_view root, const PerOperatorHeader& h) {
+  return std::string(kOperatorHeaderDir).append(root).append(h.suffix).append(".h");
+}
+
+// The NS::meta classes of the structured groups among `items`, in their namespace block (no lines
+// when there is none).
+std::vector<std::string> metaDeclarationBlock(const EmitContext& ctx, const std::vector<const model::FunctionOrGroup*>& items) {
+  std::vector<const model::NativeFunctionsGroup*> groups;
+  for (const model::FunctionOrGroup* item : items)
+    if (const auto* g = std::get_if<model::NativeFunctionsGroup>(item); g != nullptr && g->structured()) groups.push_back(g);
+  if (groups.empty()) return {};
+  std::vector<std::string> lines = {support::fillSnippet(kNamespaceOpen, {{"ns", ctx.metaNamespace}})};
+  for (std::string& d : metaFunctionDeclarations(groups, ctx.diags, ctx.libtorch())) lines.push_back(std::move(d));
+  lines.push_back(support::fillSnippet(kNamespaceClose, {{"ns", ctx.metaNamespace}}));
+  lines.emplace_back();
+  return lines;
+}
+
+// include/NS/ops/OP{_ops,,_native}.h for every root name, and the three aggregated headers, which
+// include them.
+void emitPerOperatorHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
+  const std::string ops = spec.ns + "::_ops";
+  const std::vector<OperatorRoot> roots = operatorRoots(ctx.ops);
+  for (const OperatorRoot& root : roots) {
+    auto collect = [&](auto make) {
+      std::vector<std::string> items;
+      for (const model::NativeFunction* f : root.functions) items.push_back(valueOrReport(make(*f), *f, ctx.diags));
+      return items;
+    };
+    auto env = [&](const PerOperatorHeader& h) {
+      support::TemplateEnv e;
+      e.set("generated_comment", libraryGeneratedComment(h.templateName));
+      e.set("namespace", spec.ns);
+      e.set("operator", root.name);
+      return e;
+    };
+    const PerOperatorHeader& opsHeader = kPerOperatorHeaders[0];
+    out.writeWithTemplate(perOperatorHeaderName(root.name, opsHeader), opsHeader.templateName, [&] {
+      support::TemplateEnv e = env(opsHeader);
+      e.set("declarations",
+            collect([&](const model::NativeFunction& f) { return libraryOperatorDeclaration(f, ctx.libtorch()); }));
+      return e;
+    });
+    const PerOperatorHeader& functionsHeader = kPerOperatorHeaders[1];
+    out.writeWithTemplate(perOperatorHeaderName(root.name, functionsHeader), functionsHeader.templateName, [&] {
+      support::TemplateEnv e = env(functionsHeader);
+      e.set("definitions",
+            collect([&](const model::NativeFunction& f) { return libraryFunctionDefinitions(f, ops, ctx.libtorch()); }));
+      return e;
+    });
+    const PerOperatorHeader& nativeHeader = kPerOperatorHeaders[2];
+    out.writeWithTemplate(perOperatorHeaderName(root.name, nativeHeader), nativeHeader.templateName, [&] {
+      support::TemplateEnv e = env(nativeHeader);
+      e.set("meta_declarations", metaDeclarationBlock(ctx, root.items));
+      e.set("kernel_declarations", kernelDeclarations(ctx, root.items, ctx.metaNamespace));
+      return e;
+    });
+  }
+  for (const PerOperatorHeader& h : kPerOperatorHeaders) {
+    out.writeWithTemplate(h.aggregate, "PerOperatorAggregate.h", [&] {
+      std::vector<std::string> includes;
+      for (const OperatorRoot& root : roots)
+        includes.push_back(support::fillSnippet(kInclude, {{"header", spec.ns + "/" + perOperatorHeaderName(root.name, h)}}));
+      support::TemplateEnv e;
+      e.set("generated_comment", libraryGeneratedComment("PerOperatorAggregate.h"));
+      e.set("namespace", spec.ns);
+      e.set("summary", support::fillSnippet(h.summary, {{"namespace", spec.ns}}));
+      e.set("suffix", std::string(h.suffix));
+      e.set("includes", std::move(includes));
+      return e;
+    });
+  }
+}
+
 void emitHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
+  if (spec.perOperatorHeaders) {
+    emitPerOperatorHeaders(ctx, spec, out);
+    return;
+  }
   const std::vector<const model::NativeFunction*>& functions = ctx.ops.functions();
   auto collect = [&](auto make) {
     std::vector<std::string> items;
@@ -149,7 +252,7 @@ void emitHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
     env.set("namespace", spec.ns);
     env.set("meta_namespace", ctx.metaNamespace);
     env.set("meta_declarations", metaFunctionDeclarations(ctx.ops.groups(), ctx.diags, ctx.libtorch()));
-    env.set("kernel_declarations", kernelDeclarations(ctx, ctx.metaNamespace));
+    env.set("kernel_declarations", kernelDeclarations(ctx, allItems(ctx.ops), ctx.metaNamespace));
     return env;
   });
 }
@@ -244,6 +347,7 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     return env;
   });
   for (DispatchKey key : spec.registered) emitRegistrations(ctx, spec, key, out);
+  emitAutogenKernels(ctx, spec.ns, out);
   if (spec.autograd) {
     if (derivatives == nullptr) ctx.diags.error({}, "internal error: autograd without derivatives");
     else emitAutograd(ctx, spec.ns, *derivatives, autogradAnchor(spec.ns), out);
@@ -275,10 +379,14 @@ LibraryFiles libraryFiles(const LibrarySpec& spec) {
   const std::string headerDir = libraryHeaderDir(spec.ns), sourceDir = librarySourceDir();
   for (std::string_view h : {kFunctionsHeader, kNativeFunctionsHeader, kOperatorsHeader})
     files.headers.push_back(headerDir + std::string(h));
+  if (spec.perOperatorHeaders)
+    for (const std::string& root : spec.operatorRoots)
+      for (const PerOperatorHeader& h : kPerOperatorHeaders) files.headers.push_back(headerDir + perOperatorHeaderName(root, h));
   files.sources = {sourceDir + std::string(kOperatorsSource), sourceDir + std::string(kSchemaSource)};
   for (DispatchKey key : spec.registered)
     for (int shard = 0; shard < spec.shards; ++shard)
       files.sources.push_back(sourceDir + registrationFile(key, shard, spec.shards));
+  files.sources.push_back(sourceDir + std::string(autogenKernelsSourceFile()));
   if (spec.autograd) files.sources.push_back(sourceDir + std::string(autogradSourceFile()));
   if (spec.pythonModule)
     for (const std::string& name : libraryPythonFiles()) files.python.push_back(libraryPythonDir(spec.ns) + name);

@@ -6,11 +6,15 @@
 //   include/NS/NativeFunctions.h  the kernels every `dispatch:` entry names (torchgen's native API, in
 //                                 the kernel's namespace, NS::native by default), the NS::meta
 //                                 classes of structured operators and their impl classes
+//   include/NS/ops/OP{_ops,,_native}.h
+//                                 with per-operator headers: what the three headers above have for
+//                                 the operators of root name OP; the three then only include these
 //   src/Operators.cpp             the structs' call()/redispatch()
 //   src/RegisterSchema.cpp        TORCH_LIBRARY(NS, m): every schema
 //   src/Register{Key}.cpp         for every registered key (sharded as Register{Key}_{i}.cpp): the
 //                                 kernels' wrappers (torchgen's RegisterDispatchKey: device checks and
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
+//   src/AutogenKernels.cpp        the kernels of the variants that `autogen:` adds (AutogenKernels.h)
 //   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
@@ -33,6 +37,8 @@ struct LibrarySpec {
   bool pythonModule = false;                  // also python/NS/__init__.py{,i} (dest/library/PythonPackage.h)
   std::optional<std::string> pythonLibraryPath;  // the library the Python package loads on import
   bool autograd = false;                      // derivatives.yaml given: src/RegisterAutograd.cpp (Autograd.h)
+  bool perOperatorHeaders = false;            // also include/NS/ops/OP{_ops,,_native}.h, for each of:
+  std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and

@@ -229,6 +229,28 @@ namespace {
 }
 
 } // anonymous namespace
+namespace {
+
+at::Tensor & wrapper_CPU__scale_boxes_(at::Tensor & self, double factor) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::scale_boxes_cpu_(self, factor);
+}
+
+} // anonymous namespace
+namespace {
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_CPU__box_size(const at::Tensor & boxes) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::box_size_cpu(boxes);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(vision, CPU, m) {
   m.impl("nms",
@@ -238,6 +260,10 @@ TORCH_LIBRARY_IMPL(vision, CPU, m) {
   m.impl("scale_add_", TORCH_FN(wrapper_CPU_scale_add_));
   m.impl("roi_pool",
   TORCH_FN(wrapper_CPU__roi_pool));
+  m.impl("scale_boxes_",
+  TORCH_FN(wrapper_CPU__scale_boxes_));
+  m.impl("box_size",
+  TORCH_FN(wrapper_CPU__box_size));
 }
 
 } // namespace

@@ -67,6 +67,39 @@ at::Tensor wrapper_CompositeExplicitAutograd__clip_boxes(const at::Tensor & boxe
 }
 
 } // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__scale_boxes(const at::Tensor & self, double factor) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::scale_boxes(self, factor);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor & wrapper_CompositeExplicitAutograd_out_scale_boxes_out(const at::Tensor & self, double factor, at::Tensor & out) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::scale_boxes_out(self, factor, out);
+}
+
+} // anonymous namespace
+namespace {
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_CompositeExplicitAutograd_out_box_size_out(const at::Tensor & boxes, at::Tensor & out0, at::Tensor & out1) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::box_size_out(boxes, out0, out1);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(vision, CompositeExplicitAutograd, m) {
   m.impl("box_iou",
@@ -77,6 +110,12 @@ TORCH_LIBRARY_IMPL(vision, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__stack_boxes));
   m.impl("clip_boxes",
   TORCH_FN(wrapper_CompositeExplicitAutograd__clip_boxes));
+  m.impl("scale_boxes",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__scale_boxes));
+  m.impl("scale_boxes.out",
+  TORCH_FN(wrapper_CompositeExplicitAutograd_out_scale_boxes_out));
+  m.impl("box_size.out",
+  TORCH_FN(wrapper_CompositeExplicitAutograd_out_box_size_out));
 }
 
 } // namespace

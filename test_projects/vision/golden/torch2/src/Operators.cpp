@@ -162,5 +162,75 @@ at::Tensor box_convert::call(const at::Tensor & boxes, c10::string_view in_fmt, 
 at::Tensor box_convert::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & boxes, c10::string_view in_fmt, c10::string_view out_fmt) {
   return box_convert_handle().redispatch(dispatchKeySet, boxes, in_fmt, out_fmt);
 }
+
+// scale_boxes_(Tensor(a!) self, float factor) -> Tensor(a!)
+static const c10::TypedOperatorHandle<scale_boxes_::schema>& scale_boxes__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(scale_boxes_::name, scale_boxes_::overload_name)
+      .typed<scale_boxes_::schema>();
+  return handle;
+}
+at::Tensor & scale_boxes_::call(at::Tensor & self, double factor) {
+  return scale_boxes__handle().call(self, factor);
+}
+at::Tensor & scale_boxes_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, double factor) {
+  return scale_boxes__handle().redispatch(dispatchKeySet, self, factor);
+}
+
+// box_size(Tensor boxes) -> (Tensor width, Tensor height)
+static const c10::TypedOperatorHandle<box_size::schema>& box_size_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(box_size::name, box_size::overload_name)
+      .typed<box_size::schema>();
+  return handle;
+}
+::std::tuple<at::Tensor,at::Tensor> box_size::call(const at::Tensor & boxes) {
+  return box_size_handle().call(boxes);
+}
+::std::tuple<at::Tensor,at::Tensor> box_size::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & boxes) {
+  return box_size_handle().redispatch(dispatchKeySet, boxes);
+}
+
+// scale_boxes.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)
+static const c10::TypedOperatorHandle<scale_boxes_out::schema>& scale_boxes_out_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(scale_boxes_out::name, scale_boxes_out::overload_name)
+      .typed<scale_boxes_out::schema>();
+  return handle;
+}
+at::Tensor & scale_boxes_out::call(const at::Tensor & self, double factor, at::Tensor & out) {
+  return scale_boxes_out_handle().call(self, factor, out);
+}
+at::Tensor & scale_boxes_out::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, double factor, at::Tensor & out) {
+  return scale_boxes_out_handle().redispatch(dispatchKeySet, self, factor, out);
+}
+
+// scale_boxes(Tensor self, float factor) -> Tensor
+static const c10::TypedOperatorHandle<scale_boxes::schema>& scale_boxes_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(scale_boxes::name, scale_boxes::overload_name)
+      .typed<scale_boxes::schema>();
+  return handle;
+}
+at::Tensor scale_boxes::call(const at::Tensor & self, double factor) {
+  return scale_boxes_handle().call(self, factor);
+}
+at::Tensor scale_boxes::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, double factor) {
+  return scale_boxes_handle().redispatch(dispatchKeySet, self, factor);
+}
+
+// box_size.out(Tensor boxes, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+static const c10::TypedOperatorHandle<box_size_out::schema>& box_size_out_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(box_size_out::name, box_size_out::overload_name)
+      .typed<box_size_out::schema>();
+  return handle;
+}
+::std::tuple<at::Tensor &,at::Tensor &> box_size_out::call(const at::Tensor & boxes, at::Tensor & out0, at::Tensor & out1) {
+  return box_size_out_handle().call(boxes, out0, out1);
+}
+::std::tuple<at::Tensor &,at::Tensor &> box_size_out::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & boxes, at::Tensor & out0, at::Tensor & out1) {
+  return box_size_out_handle().redispatch(dispatchKeySet, boxes, out0, out1);
+}
 } // namespace _ops
 } // namespace vision

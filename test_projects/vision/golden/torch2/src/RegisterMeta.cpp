@@ -220,6 +220,12 @@ namespace {
 
 } // anonymous namespace
 
+at::Tensor & wrapper_Meta__scale_boxes_(at::Tensor & self, double factor) {
+  TORCH_CHECK_NOT_IMPLEMENTED(self.is_meta(),
+    "Cannot inplace into non-meta tensor with meta tensor argument");
+  return self;
+}
+
 TORCH_LIBRARY_IMPL(vision, Meta, m) {
   m.impl("nms",
   TORCH_FN(wrapper_Meta__nms));
@@ -228,6 +234,8 @@ TORCH_LIBRARY_IMPL(vision, Meta, m) {
   m.impl("scale_add_", TORCH_FN(wrapper_Meta_scale_add_));
   m.impl("roi_pool",
   TORCH_FN(wrapper_Meta__roi_pool));
+  m.impl("scale_boxes_",
+  TORCH_FN(wrapper_Meta__scale_boxes_));
 }
 
 } // namespace

@@ -16,6 +16,11 @@ TORCH_LIBRARY(vision, m) {
   m.def("stack_boxes(Tensor[] boxes, Tensor? weights=None) -> Tensor");
   m.def("clip_boxes(Tensor boxes, int[2] size) -> Tensor");
   m.def("box_convert(Tensor boxes, str in_fmt, str out_fmt) -> Tensor");
+  m.def("scale_boxes_(Tensor(a!) self, float factor) -> Tensor(a!)");
+  m.def("box_size(Tensor boxes) -> (Tensor width, Tensor height)");
+  m.def("scale_boxes.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("scale_boxes(Tensor self, float factor) -> Tensor");
+  m.def("box_size.out(Tensor boxes, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))");
 }
 
 // Linking the library references opgen_link_vision (see add_operator_library), which references every
