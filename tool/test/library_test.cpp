@@ -177,6 +177,8 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self, int dim=abc) -> Tensor", "38: error: in 'f': default of 'dim': 'abc' is not an int"},
       {"demo::f(Tensor self, int dim=\"x\") -> Tensor", "38: error: in 'f': default of 'dim': '\"x\"' is not an int"},
       {"demo::f(Tensor self, Tensor other=1) -> Tensor", "43: error: in 'f': default of 'other': a Tensor argument has no default (None is the default of Tensor?)"},
+      {"demo::f(Tensor self, Scalar s=-9223372036854775808) -> Tensor", "39: error: in 'f': default of 's': '-9223372036854775808' (the least int64) has no C++ literal"},
+      {"demo::f(Tensor self, int[] s=[0,-9223372036854775808]) -> Tensor", "default of 's': item '-9223372036854775808' (the least int64) has no C++ literal"},
       {"demo::f(Tensor self, Tensor t=None) -> Tensor", "39: error: in 'f': default of 't': None is the default of optional types only (Tensor? for this one)"},
       {"demo::f(Tensor self, int[] dims=[True]) -> Tensor", "41: error: in 'f': default of 'dims': item 'True' is not an int"},
       {"demo::f(Tensor self, int dim=99999999999999999999) -> Tensor", "38: error: in 'f': default of 'dim': '99999999999999999999' does not fit in int64"},

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -54,6 +55,10 @@ std::optional<std::string> intProblem(std::string_view d) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
   if (ec != std::errc() || end != d.data() + d.size()) return "'" + std::string(d) + "' does not fit in int64";
+  // The generated C++ default is the literal as written: "-9223372036854775808" is minus a constant beyond
+  // int64 (GCC: "so large that it is unsigned"; for a Scalar, an ambiguous conversion that does not compile).
+  if (v == std::numeric_limits<std::int64_t>::min())
+    return "'" + std::string(d) + "' (the least int64) has no C++ literal: the generated default would not compile";
   return std::nullopt;
 }
 
