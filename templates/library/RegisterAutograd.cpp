@@ -4,10 +4,13 @@
 // formulas (what grad_fn shows; apply() evaluates the backward formulas) and the Autograd kernels that
 // record them, below which the operators run as without autograd. In-place and out= operators also get
 // an ADInplaceOrView kernel that bumps the version counter of what they modify; out= operators are not
-// differentiable (their Autograd kernel refuses arguments that require grad, as PyTorch's).
+// differentiable (their Autograd kernel refuses arguments that require grad, as PyTorch's); the
+// ADInplaceOrView kernel of a view operator makes its output a view of its base.
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -91,7 +94,7 @@ at::Tensor opgen_tensor(const OptionalTensor& t) { return t.has_value() ? *t : a
 [[maybe_unused]] void opgen_set_tangent(const at::Tensor& output, const at::Tensor& tangent, bool is_inplace_op) {
   if (output.defined() && tangent.defined()) output._set_fw_grad(tangent, /*level=*/0, is_inplace_op);
 }
-
+${view_helpers}
 ${nodes}
 ${kernels}
 ${registrations}

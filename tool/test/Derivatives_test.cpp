@@ -172,6 +172,40 @@ TEST(Derivatives, InPlaceAndMultiOutputForwardFormulasAndOutVariants) {
   EXPECT_EQ(e[2].outVariants[0]->func.name.str(), "mul2.out");
 }
 
+TEST(Derivatives, ViewOperators) {
+  constexpr const char* kViews = R"(- func: lib::flip01(Tensor(a) self) -> Tensor(a)
+  dispatch:
+    CPU: flip01
+- func: lib::flip01_copy(Tensor self) -> Tensor
+  tags: view_copy
+  dispatch:
+    CPU: flip01_copy
+- func: lib::halves(Tensor(a) self) -> (Tensor(a), Tensor(a))
+  dispatch:
+    CPU: halves
+- func: lib::halves_copy(Tensor self) -> (Tensor, Tensor)
+  tags: view_copy
+  dispatch:
+    CPU: halves_copy
+)";
+  support::Diagnostics diags;
+  LoadOptions options;
+  options.defaultKernelNamespace = "";
+  const std::optional<Operators> ops = loadNativeFunctions("ops.yaml", kViews, {"view_copy"}, options, diags);
+  ASSERT_TRUE(ops) << diags.str();
+  const std::optional<Derivatives> views = loadDerivatives(
+      "derivatives.yaml", "- name: flip01(Tensor(a) self) -> Tensor(a)\n  self: grad.transpose(0, 1)\n"
+      "- name: flip01_copy(Tensor self) -> Tensor\n  self: grad.transpose(0, 1)\n", *ops, "lib", diags);
+  ASSERT_TRUE(views) << diags.str();
+  EXPECT_EQ(views->entries()[0].viewOf, "self");
+  EXPECT_EQ(views->entries()[1].viewOf, "");
+  EXPECT_FALSE(loadDerivatives("derivatives.yaml", "- name: halves(Tensor(a) self) -> (Tensor(a), Tensor(a))\n  self: grads[0]\n",
+                               *ops, "lib", diags));
+  ASSERT_FALSE(diags.all().empty());
+  EXPECT_EQ(diags.all().back().str(), "derivatives.yaml:1:9: error: in 'halves': view operators with several outputs or "
+                                      "a list of views are not supported yet: only one Tensor(a) return");
+}
+
 TEST(Derivatives, Identifiers) {
   EXPECT_TRUE(usesIdentifier("grad * self.sgn()", "self"));
   EXPECT_FALSE(usesIdentifier("grad_input_mask[0]", "grad"));

@@ -132,6 +132,7 @@ class EntryReader {
   const NativeFunction* findFunction(const YamlNode& nameNode);
   void readKey(const YamlNode& key, const YamlNode& value);
   void readOutputDifferentiability(const YamlNode& value);
+  void readView();
   void checkCoverage();
   void checkGradUsage();
   void expandForward();
@@ -247,6 +248,20 @@ void EntryReader::readKey(const YamlNode& key, const YamlNode& value) {
   fw.formula = formula;
   fw.loc = loc(value);
   d_.forward.push_back(std::move(fw));
+}
+
+// torchgen's view operators: a return aliasing an argument without writing it.
+void EntryReader::readView() {
+  const FunctionSchema& func = d_.function->func;
+  const std::vector<std::optional<std::string>> aliased = func.aliasedReturnNames();
+  for (std::size_t i = 0; i < func.returns.size(); ++i) {
+    const Return& r = func.returns[i];
+    if (!r.annotation || r.annotation->isWrite || !aliased[i]) continue;
+    if (func.returns.size() != 1 || !r.type.isBase(BaseTy::Tensor))
+      return error(entry_["name"], "view operators with several outputs or a list of views are not supported yet: only "
+                                   "one Tensor(a) return");
+    d_.viewOf = *aliased[i];
+  }
 }
 
 void EntryReader::checkCoverage() {
@@ -448,6 +463,7 @@ std::optional<Derivative> EntryReader::read() {
   for (std::string_view reserved : {std::string_view("result"), kGradInputMask})
     if (contains(argNames_, reserved))
       error(nameNode, "an argument is named '" + std::string(reserved) + "', a name formulas reserve: rename it in the ops.yaml");
+  readView();
   d_.returnNames = returnNamesOf(func);
   d_.outputDifferentiability.assign(func.returns.size(), true);
   for (const auto& [key, value] : entry_.entries())

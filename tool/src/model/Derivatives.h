@@ -70,6 +70,9 @@ struct Derivative {
   // The out= overloads of the operator (same signature, torchgen's rule): their Autograd kernels
   // refuse inputs and outputs that require grad, as PyTorch's out= functions do.
   std::vector<const NativeFunction*> outVariants;
+  // For a view operator (`Tensor(a) self -> Tensor(a)`), the argument its output is a view of: its
+  // ADInplaceOrView kernel makes the output a view of it for autograd (torchgen's as_view).
+  std::string viewOf;
 
   bool isInplace() const { return function->func.kind() == SchemaKind::Inplace; }
   // The schema argument of that name (it exists for every name this object holds).

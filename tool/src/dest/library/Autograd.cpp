@@ -145,6 +145,64 @@ $head$ {
 }
 )cc";
 
+// The ADInplaceOrView kernel of a view operator: its output becomes a view of $base$ for autograd.
+// $captures$ copy what the replay needs (opgen_as_view replays the operator on another base when
+// as_strided cannot), $replay_args$ its arguments after the base.
+constexpr std::string_view kViewKernel = R"cc(
+$head$ {
+  auto _tmp = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return $redispatch$(dispatchKeySet & c10::after_ADInplaceOrView_keyset$args$);
+  })();
+  $captures$
+  return opgen_as_view($base$, _tmp, [=](const at::Tensor& _base) { return $call$(_base$replay_args$); });
+}
+)cc";
+
+// opgen_as_view (torchgen's as_view call), per libtorch: 2.x takes the replay as a ViewFunc.
+constexpr std::string_view kViewHelpersV2 = R"cc(
+// A view operator's replay on another base, for as_view (when as_strided cannot recreate the view).
+struct OpgenViewFunc : public torch::autograd::ViewFunc {
+  explicit OpgenViewFunc(std::function<at::Tensor(const at::Tensor&)> replay) : replay_(std::move(replay)) {}
+  at::Tensor operator()(const at::Tensor& base) const override { return replay_(base); }
+  std::unique_ptr<torch::autograd::ViewFunc> clone_and_set(
+      std::optional<std::vector<c10::SymInt>> = std::nullopt,
+      std::optional<std::vector<at::Tensor>> = std::nullopt) const override {
+    return std::make_unique<OpgenViewFunc>(replay_);
+  }
+  std::function<at::Tensor(const at::Tensor&)> replay_;
+};
+
+// The output of a view operator as a view of its base for autograd (what torchgen's ADInplaceOrView
+// kernels do).
+[[maybe_unused]] at::Tensor opgen_as_view(const at::Tensor& base, const at::Tensor& output,
+                                          std::function<at::Tensor(const at::Tensor&)> replay) {
+  std::unique_ptr<torch::autograd::ViewFunc> func;
+  if (!base.unsafeGetTensorImpl()->support_as_strided() || base.unsafeGetTensorImpl()->is_python_dispatch() ||
+      c10::AutogradState::get_tls_state().get_view_replay_enabled())
+    func = std::make_unique<OpgenViewFunc>(std::move(replay));
+  const auto creation_meta = c10::InferenceMode::is_enabled() ? torch::autograd::CreationMeta::INFERENCE_MODE
+                             : at::GradMode::is_enabled()    ? torch::autograd::CreationMeta::DEFAULT
+                                                             : torch::autograd::CreationMeta::NO_GRAD_MODE;
+  return torch::autograd::as_view(base, output, /*is_bw_differentiable=*/true, /*is_fw_differentiable=*/true,
+                                  std::move(func), /*rev_view_func=*/nullptr, creation_meta);
+}
+)cc";
+constexpr std::string_view kViewHelpersV1 = R"cc(
+// The output of a view operator as a view of its base for autograd (what torchgen's ADInplaceOrView
+// kernels do), with the replay of the operator when as_strided cannot recreate the view.
+[[maybe_unused]] at::Tensor opgen_as_view(const at::Tensor& base, const at::Tensor& output,
+                                          std::function<at::Tensor(const at::Tensor&)> replay) {
+  std::function<at::Tensor(const at::Tensor&)> func = nullptr;
+  if (!base.unsafeGetTensorImpl()->support_as_strided()) func = std::move(replay);
+  const auto creation_meta = c10::InferenceMode::is_enabled() ? torch::autograd::CreationMeta::INFERENCE_MODE
+                             : at::GradMode::is_enabled()    ? torch::autograd::CreationMeta::DEFAULT
+                                                             : torch::autograd::CreationMeta::NO_GRAD_MODE;
+  return torch::autograd::as_view(base, output, /*is_bw_differentiable=*/true, /*is_fw_differentiable=*/true,
+                                  std::move(func), creation_meta);
+}
+)cc";
+
 constexpr std::string_view kRegistration = R"cc(m.impl("$name$", TORCH_FN($kernel$));)cc";
 constexpr std::string_view kRegistrationBlock = R"cc(
 TORCH_LIBRARY_IMPL($namespace$, $key$, m) {
@@ -412,7 +470,7 @@ std::string kernelCode(const Entry& e, const std::string& ns, api::Libtorch libt
                 {"node", d.nodeName},
                 {"new_node", support::fillSnippet(spelling.newNode, {{"node", d.nodeName}})},
                 {"saves", lines(saves, "\n    ")},
-                {"guard", d.isInplace() ? "at::AutoDispatchBelowAutograd" : "at::AutoDispatchBelowADInplaceOrView"},
+                {"guard", d.isInplace() || !d.viewOf.empty() ? "at::AutoDispatchBelowAutograd" : "at::AutoDispatchBelowADInplaceOrView"},
                 {"redispatch", redispatchOf(e.f, ns)},
                 {"args", args.empty() ? "" : ", " + args},
                 {"outputs", lines(outputs)},
@@ -456,6 +514,49 @@ std::string outKernelCode(const Entry& e, const model::NativeFunction& out, cons
                    {"return", mutatedReturn(out)}});
 }
 
+// How the replay of a view operator keeps an argument: values and tensors as they are, array views as
+// owned copies (the replay may run after the call returns). An error names a type it cannot keep.
+support::Expected<std::pair<std::string, std::string>> replayCapture(const model::Argument& a) {
+  using model::BaseTy;
+  const model::Type& t = a.type;
+  const model::Type& base = t.isOptional() ? t.elem() : t;
+  if (t.isList() && (t.elem().isBase(BaseTy::Int) || t.elem().isBase(BaseTy::SymInt) || t.elem().isBase(BaseTy::Float) ||
+                     t.elem().isBase(BaseTy::Tensor)))
+    return std::pair{"auto " + a.name + "_copy = " + a.name + ".vec();", a.name + "_copy"};
+  if (t.isBase(BaseTy::Str)) return std::pair{"std::string " + a.name + "_copy(" + a.name + ");", a.name + "_copy"};
+  if (base.isBase() && !base.isBase(BaseTy::Str) && !base.isBase(BaseTy::Generator) && !base.isBase(BaseTy::Storage) &&
+      !base.isBase(BaseTy::Stream))
+    return std::pair{std::string(), a.name};
+  return support::makeError("view operators with an argument of type " + t.str() + " ('" + a.name + "') are not supported yet");
+}
+
+support::Expected<std::string> viewCode(const model::Derivative& d, const std::string& ns, api::Libtorch libtorch) {
+  const model::NativeFunction& f = *d.function;
+  const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
+  const std::string args = api::joinNames(sig.arguments());
+  std::vector<std::string> captures, replayArgs;
+  std::optional<support::Error> failure;
+  f.func.arguments.anyOf([&](const model::Argument& a) {
+    if (a.name == d.viewOf) return false;
+    support::Expected<std::pair<std::string, std::string>> c = replayCapture(a);
+    if (!c) {
+      failure = c.error();
+      return true;
+    }
+    if (!c->first.empty()) captures.push_back(c->first);
+    replayArgs.push_back(c->second);
+    return false;
+  });
+  if (failure) return *failure;
+  return support::fillSnippet(kViewKernel, {{"head", sig.defn({.name = kernelName(f, "_ad_inplace_or_view"), .isRedispatchingFn = true})},
+                                            {"redispatch", redispatchOf(f, ns)},
+                                            {"args", args.empty() ? "" : ", " + args},
+                                            {"captures", lines(captures)},
+                                            {"base", d.viewOf},
+                                            {"call", ns + "::_ops::" + f.func.name.unambiguousName() + "::call"},
+                                            {"replay_args", replayArgs.empty() ? "" : ", " + support::join(replayArgs, ", ")}});
+}
+
 // The ADInplaceOrView kernel of an in-place or out= operator: the version counters of what it modifies.
 std::string inplaceOrViewCode(const model::NativeFunction& f, const std::string& ns, api::Libtorch libtorch) {
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
@@ -477,6 +578,7 @@ std::string_view autogradSourceFile() { return kFile; }
 void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::Derivatives& derivatives,
                   const std::string& anchor, Writer& out) {
   std::vector<std::string> nodes, kernels, autograd, inplaceOrView;
+  bool hasViews = false;
   for (const model::Derivative& d : derivatives.entries()) {
     if (d.nodeName.empty()) continue;  // every input non_differentiable: nothing to record
     support::Expected<Entry> e = entryOf(d, ctx.libtorch());
@@ -484,12 +586,26 @@ void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::De
       ctx.diags.error(d.loc, support::aboutOperator(d.function->func.name.str(), e.error().message));
       continue;
     }
+    std::optional<std::string> view;
+    if (!d.viewOf.empty()) {
+      support::Expected<std::string> code = viewCode(d, ns, ctx.libtorch());
+      if (!code) {
+        ctx.diags.error(d.loc, support::aboutOperator(d.function->func.name.str(), code.error().message));
+        continue;
+      }
+      view = withoutBlankPlaceholders(*code);
+    }
     nodes.push_back(withoutBlankPlaceholders(nodeCode(*e)));
     kernels.push_back(withoutBlankPlaceholders(kernelCode(*e, ns, ctx.libtorch())));
     const auto registration = [](const model::NativeFunction& f, std::string_view suffix) {
       return support::fillSnippet(kRegistration, {{"name", f.func.name.str()}, {"kernel", kernelName(f, suffix)}});
     };
     autograd.push_back(registration(*d.function, "_autograd"));
+    if (view) {
+      kernels.push_back(*view);
+      inplaceOrView.push_back(registration(*d.function, "_ad_inplace_or_view"));
+      hasViews = true;
+    }
     std::vector<const model::NativeFunction*> mutating;
     if (d.isInplace()) mutating.push_back(d.function);
     for (const model::NativeFunction* out : d.outVariants) {
@@ -498,6 +614,7 @@ void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::De
       mutating.push_back(out);
     }
     for (const model::NativeFunction* f : mutating) {
+      if (f->func.returns.empty()) continue;  // torchgen's rule: no autograd support for those (pytorch#53796)
       kernels.push_back(withoutBlankPlaceholders(inplaceOrViewCode(*f, ns, ctx.libtorch())));
       inplaceOrView.push_back(registration(*f, "_ad_inplace_or_view"));
     }
@@ -510,6 +627,7 @@ void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::De
     support::TemplateEnv env;
     env.set("generated_comment", libraryGeneratedComment(kFile));
     env.set("namespace", ns);
+    env.set("view_helpers", hasViews ? std::string(ctx.libtorch() == api::Libtorch::V1 ? kViewHelpersV1 : kViewHelpersV2) : "");
     env.set("nodes", nodes);
     env.set("kernels", kernels);
     env.set("registrations", registrations);
