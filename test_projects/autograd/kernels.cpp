@@ -31,5 +31,16 @@ at::Tensor lerp_by(const at::Tensor& self, const at::Tensor& end, const at::Tens
 at::Tensor sign_log(const at::Tensor& self) { return at::sign(self) * at::log1p(at::abs(self)); }
 at::Tensor square_wrong(const at::Tensor& self) { return self * self; }
 at::Tensor plain(const at::Tensor& self) { return self + 1; }
+at::Tensor mul_maybe(const at::Tensor& self, const c10::optional<at::Tensor>& weight) {  // std::optional since PyTorch 2
+  return weight.has_value() && weight->defined() ? self * *weight : self.clone();
+}
+at::Tensor stack_scaled(at::TensorList tensors, const at::Tensor& scale) { return at::stack(tensors) * scale; }
+at::Tensor masked_scale(const at::Tensor& self, const c10::optional<at::Tensor>& mask) { return mul_maybe(self, mask); }
+at::Tensor swap01(const at::Tensor& self) { return self.transpose(0, 1); }
+at::Tensor swap01_copy(const at::Tensor& self) { return self.transpose(0, 1).clone(); }
+std::tuple<at::Tensor, at::Tensor> sincos(const at::Tensor& self) { return {at::sin(self), at::cos(self)}; }
+at::Tensor& mul_add_out(const at::Tensor& self, const at::Tensor& other, const at::Tensor& bias, at::Tensor& out) {
+  return at::add_out(out, self * other, bias);
+}
 
 }  // namespace diffops::native

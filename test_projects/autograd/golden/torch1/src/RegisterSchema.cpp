@@ -20,6 +20,13 @@ TORCH_LIBRARY(diffops, m) {
   m.def("sign_log(Tensor self) -> Tensor");
   m.def("square_wrong(Tensor self) -> Tensor");
   m.def("plain(Tensor self) -> Tensor");
+  m.def("mul_maybe(Tensor self, Tensor? weight) -> Tensor");
+  m.def("stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor");
+  m.def("sincos(Tensor self) -> (Tensor sine, Tensor cosine)");
+  m.def("mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("masked_scale(Tensor self, Tensor? mask) -> Tensor");
+  m.def("swap01(Tensor(a) self) -> Tensor(a)");
+  m.def("swap01_copy(Tensor self) -> Tensor");
 }
 
 // Linking the library references opgen_link_diffops (see add_operator_library), which references every

@@ -218,5 +218,103 @@ at::Tensor plain::call(const at::Tensor & self) {
 at::Tensor plain::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   return plain_handle().redispatch(dispatchKeySet, self);
 }
+
+// mul_maybe(Tensor self, Tensor? weight) -> Tensor
+static const c10::TypedOperatorHandle<mul_maybe::schema>& mul_maybe_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(mul_maybe::name, mul_maybe::overload_name)
+      .typed<mul_maybe::schema>();
+  return handle;
+}
+at::Tensor mul_maybe::call(const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  return mul_maybe_handle().call(self, weight);
+}
+at::Tensor mul_maybe::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  return mul_maybe_handle().redispatch(dispatchKeySet, self, weight);
+}
+
+// stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor
+static const c10::TypedOperatorHandle<stack_scaled::schema>& stack_scaled_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(stack_scaled::name, stack_scaled::overload_name)
+      .typed<stack_scaled::schema>();
+  return handle;
+}
+at::Tensor stack_scaled::call(at::TensorList tensors, const at::Tensor & scale) {
+  return stack_scaled_handle().call(tensors, scale);
+}
+at::Tensor stack_scaled::redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & scale) {
+  return stack_scaled_handle().redispatch(dispatchKeySet, tensors, scale);
+}
+
+// sincos(Tensor self) -> (Tensor sine, Tensor cosine)
+static const c10::TypedOperatorHandle<sincos::schema>& sincos_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(sincos::name, sincos::overload_name)
+      .typed<sincos::schema>();
+  return handle;
+}
+::std::tuple<at::Tensor,at::Tensor> sincos::call(const at::Tensor & self) {
+  return sincos_handle().call(self);
+}
+::std::tuple<at::Tensor,at::Tensor> sincos::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return sincos_handle().redispatch(dispatchKeySet, self);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+static const c10::TypedOperatorHandle<mul_add_out::schema>& mul_add_out_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(mul_add_out::name, mul_add_out::overload_name)
+      .typed<mul_add_out::schema>();
+  return handle;
+}
+at::Tensor & mul_add_out::call(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return mul_add_out_handle().call(self, other, bias, out);
+}
+at::Tensor & mul_add_out::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return mul_add_out_handle().redispatch(dispatchKeySet, self, other, bias, out);
+}
+
+// masked_scale(Tensor self, Tensor? mask) -> Tensor
+static const c10::TypedOperatorHandle<masked_scale::schema>& masked_scale_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(masked_scale::name, masked_scale::overload_name)
+      .typed<masked_scale::schema>();
+  return handle;
+}
+at::Tensor masked_scale::call(const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  return masked_scale_handle().call(self, mask);
+}
+at::Tensor masked_scale::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  return masked_scale_handle().redispatch(dispatchKeySet, self, mask);
+}
+
+// swap01(Tensor(a) self) -> Tensor(a)
+static const c10::TypedOperatorHandle<swap01::schema>& swap01_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(swap01::name, swap01::overload_name)
+      .typed<swap01::schema>();
+  return handle;
+}
+at::Tensor swap01::call(const at::Tensor & self) {
+  return swap01_handle().call(self);
+}
+at::Tensor swap01::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return swap01_handle().redispatch(dispatchKeySet, self);
+}
+
+// swap01_copy(Tensor self) -> Tensor
+static const c10::TypedOperatorHandle<swap01_copy::schema>& swap01_copy_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(swap01_copy::name, swap01_copy::overload_name)
+      .typed<swap01_copy::schema>();
+  return handle;
+}
+at::Tensor swap01_copy::call(const at::Tensor & self) {
+  return swap01_copy_handle().call(self);
+}
+at::Tensor swap01_copy::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return swap01_copy_handle().redispatch(dispatchKeySet, self);
+}
 } // namespace _ops
 } // namespace diffops

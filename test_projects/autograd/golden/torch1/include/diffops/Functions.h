@@ -87,4 +87,44 @@ inline at::Tensor square_wrong(const at::Tensor & self) {
 inline at::Tensor plain(const at::Tensor & self) {
   return diffops::_ops::plain::call(self);
 }
+
+// mul_maybe(Tensor self, Tensor? weight) -> Tensor
+inline at::Tensor mul_maybe(const at::Tensor & self, const c10::optional<at::Tensor> & weight) {
+  return diffops::_ops::mul_maybe::call(self, weight);
+}
+
+// stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor
+inline at::Tensor stack_scaled(at::TensorList tensors, const at::Tensor & scale) {
+  return diffops::_ops::stack_scaled::call(tensors, scale);
+}
+
+// sincos(Tensor self) -> (Tensor sine, Tensor cosine)
+inline ::std::tuple<at::Tensor,at::Tensor> sincos(const at::Tensor & self) {
+  return diffops::_ops::sincos::call(self);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+inline at::Tensor & mul_add_out(at::Tensor & out, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias) {
+  return diffops::_ops::mul_add_out::call(self, other, bias, out);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+inline at::Tensor & mul_add_outf(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return diffops::_ops::mul_add_out::call(self, other, bias, out);
+}
+
+// masked_scale(Tensor self, Tensor? mask) -> Tensor
+inline at::Tensor masked_scale(const at::Tensor & self, const c10::optional<at::Tensor> & mask) {
+  return diffops::_ops::masked_scale::call(self, mask);
+}
+
+// swap01(Tensor(a) self) -> Tensor(a)
+inline at::Tensor swap01(const at::Tensor & self) {
+  return diffops::_ops::swap01::call(self);
+}
+
+// swap01_copy(Tensor self) -> Tensor
+inline at::Tensor swap01_copy(const at::Tensor & self) {
+  return diffops::_ops::swap01_copy::call(self);
+}
 } // namespace diffops
