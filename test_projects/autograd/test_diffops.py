@@ -131,6 +131,15 @@ class Gradients(unittest.TestCase):
             ops.mul_by_(plain, fwAD.make_dual(o, ot))
             self.assertEqual(fwAD.unpack_dual(plain).tangent.tolist(), (x * ot).tolist())
 
+    def test_forward_mode_without_formula_fails(self):
+        import torch.autograd.forward_ad as fwAD
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(torch.ones(3, dtype=torch.double), torch.ones(3, dtype=torch.double))
+            with self.assertRaisesRegex(RuntimeError, "Trying to use forward AD with power that does not support it "
+                                                      "because it has not been implemented yet"):
+                ops.power(dual, 2)
+            ops.power(torch.ones(3, dtype=torch.double), 2)  # no tangent: no error
+
     def test_out_overload_is_not_differentiable(self):
         x, y, z = inputs((3,), (3,), (3,), seed=32)
         out = torch.empty(3, dtype=torch.double)

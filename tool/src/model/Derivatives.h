@@ -13,7 +13,8 @@
 // `grad_NAME` (of the return NAME), `grad_input_mask` (which of the formula's inputs need a gradient),
 // the arguments, `result` (the output; `resultN` or the return's name when there are several) and any
 // function. `non_differentiable` marks a tensor argument without gradient; `not_implemented("...")`
-// is a formula that fails when the backward runs.
+// is a formula that fails when the backward runs. Tensor, Tensor? and Tensor[] arguments may have
+// formulas; an out= overload takes its (refusing) autograd from its functional operator's entry.
 #pragma once
 
 #include <optional>

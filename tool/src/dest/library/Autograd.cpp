@@ -106,6 +106,9 @@ constexpr std::string_view kForward = R"cc(if ($cond$) {
     auto _tangent = $formula$;
     $set$
   })cc";
+// Without forward formula, forward mode fails rather than give outputs without tangent (torchgen's
+// rule; $cond$ whether an input has a tangent, $name$ the operator's C++ name).
+constexpr std::string_view kNoForward = R"cc(TORCH_CHECK_NOT_IMPLEMENTED(!($cond$), "Trying to use forward AD with $name$ that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");)cc";
 constexpr std::string_view kSetTangent = "opgen_set_tangent($output$, $tangent$, /*is_inplace_op=*/$inplace$);";
 constexpr std::string_view kSaveOutputs = R"cc(if (_grad_fn) {
     $saves$
@@ -385,6 +388,11 @@ std::vector<std::string> tangentConditions(const Entry& e) {
 
 std::string forwardCode(const Entry& e) {
   const model::Derivative& d = e.d;
+  if (d.forward.empty())
+    return support::fillSnippet(kNoForward, {{"cond", support::joinMapped(d.differentiableInputs, " || ", [&](const std::string& n) {
+                                                return "opgen_has_tangent(" + asTensor(e, n) + ")";
+                                              })},
+                                             {"name", model::cppName(e.f.func)}});
   std::vector<std::string> blocks;
   for (const model::ForwardFormula& fw : d.forward) {
     std::vector<std::string> tangents, primals, sets;

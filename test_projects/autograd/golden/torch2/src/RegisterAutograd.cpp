@@ -766,6 +766,7 @@ at::Tensor power_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with power that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -816,6 +817,7 @@ at::Tensor hypot2_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor 
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self) || opgen_has_tangent(other)), "Trying to use forward AD with hypot2 that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   if (_grad_fn) {
     _grad_fn->result_ = torch::autograd::SavedVariable(result, true);
   }
@@ -838,6 +840,7 @@ at::Tensor lerp_by_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self) || opgen_has_tangent(end)), "Trying to use forward AD with lerp_by that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -856,6 +859,7 @@ at::Tensor sign_log_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tenso
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with sign_log that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -875,6 +879,7 @@ at::Tensor square_wrong_autograd(c10::DispatchKeySet dispatchKeySet, const at::T
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with square_wrong that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -985,6 +990,7 @@ at::Tensor masked_scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::T
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with masked_scale that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
