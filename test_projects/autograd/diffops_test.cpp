@@ -103,6 +103,12 @@ TEST(Diffops, TensorListInput) {
                       gradients(in, [](auto& t) { return at::stack({t[0], t[1]}) * t[2]; }));
 }
 
+TEST(Diffops, OneFormulaForATensorListAndATensor) {
+  const std::vector<at::Tensor> in = {leaf({3}, 28), leaf({3}, 29), leaf({2}, 30)};
+  expectSameGradients(gradients(in, [](auto& t) { return diffops::weighted_sum({t[0], t[1]}, t[2]); }),
+                      gradients(in, [](auto& t) { return t[0] * t[2][0] + t[1] * t[2][1]; }));
+}
+
 TEST(Diffops, TwoDifferentiableOutputs) {
   const std::vector<at::Tensor> in = {leaf({4}, 23)};
   expectSameGradients(gradients(in, [](auto& t) { auto [s, c] = diffops::sincos(t[0]); return s * 2 + c; }),

@@ -36,6 +36,24 @@ at::Tensor mul_maybe(const at::Tensor& self, const c10::optional<at::Tensor>& we
 }
 at::Tensor stack_scaled(at::TensorList tensors, const at::Tensor& scale) { return at::stack(tensors) * scale; }
 at::Tensor masked_scale(const at::Tensor& self, const c10::optional<at::Tensor>& mask) { return mul_maybe(self, mask); }
+at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor& weights) {
+  at::Tensor sum = at::zeros_like(tensors[0]);
+  for (std::size_t i = 0; i < tensors.size(); ++i) sum = sum + tensors[i] * weights[static_cast<int64_t>(i)];
+  return sum;
+}
+std::tuple<std::vector<at::Tensor>, at::Tensor> weighted_sum_backward(const at::Tensor& grad, at::TensorList tensors,
+                                                                      const at::Tensor& weights, std::array<bool, 2> output_mask) {
+  std::vector<at::Tensor> tensors_grad(tensors.size());  // undefined: no gradient
+  at::Tensor weights_grad;
+  if (!grad.defined()) return {tensors_grad, weights_grad};
+  std::vector<at::Tensor> products;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (output_mask[0]) tensors_grad[i] = grad * weights[static_cast<int64_t>(i)];
+    products.push_back((grad * tensors[i]).sum());
+  }
+  if (output_mask[1]) weights_grad = at::stack(products);
+  return {tensors_grad, weights_grad};
+}
 at::Tensor swap01(const at::Tensor& self) { return self.transpose(0, 1); }
 at::Tensor swap01_copy(const at::Tensor& self) { return self.transpose(0, 1).clone(); }
 std::tuple<at::Tensor, at::Tensor> sincos(const at::Tensor& self) { return {at::sin(self), at::cos(self)}; }

@@ -35,6 +35,7 @@ class Gradients(unittest.TestCase):
             (lambda a, b, s: ops.stack_scaled([a, b], s), inputs((3,), (3,), (3,), seed=18)),  # Tensor[]
             (lambda x: ops.sincos(x)[0], inputs((4,), seed=19)),  # only one output's gradient defined
             (ops.sincos, inputs((4,), seed=19)),
+            (lambda a, b, w: ops.weighted_sum([a, b], w), inputs((3,), (3,), (2,), seed=27)),  # list + tensor, one formula
         ]
         for fn, args in cases:
             with self.subTest(fn=getattr(fn, "__name__", fn)):

@@ -529,6 +529,38 @@ torch::autograd::variable_list Swap01Backward0::apply(torch::autograd::variable_
   return grad_inputs;
 }
 
+struct WeightedSumBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "WeightedSumBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tensors_.clear();
+    tensors_released_ = true;
+    weights_.reset_data();
+  }
+  std::vector<torch::autograd::SavedVariable> tensors_;
+  bool tensors_released_ = false;
+  torch::autograd::SavedVariable weights_;
+  std::size_t tensors_size_ = 0;
+};
+
+torch::autograd::variable_list WeightedSumBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto tensors = opgen_unpack_list(tensors_, tensors_released_);
+  auto weights = weights_.unpack();
+  const auto& grad = grads[0];
+  const torch::autograd::IndexRange tensors_ix{0, tensors_size_};
+  const torch::autograd::IndexRange weights_ix{tensors_ix.second, tensors_ix.second + 1};
+  torch::autograd::variable_list grad_inputs(weights_ix.second);
+  if (should_compute_output({tensors_ix}) || should_compute_output({weights_ix})) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output({tensors_ix}), should_compute_output({weights_ix})};
+    auto grad_result = diffops::weighted_sum_backward(grad, tensors, weights, grad_input_mask);
+    if (should_compute_output({tensors_ix})) opgen_copy_range(grad_inputs, tensors_ix, std::get<0>(grad_result));
+    if (should_compute_output({weights_ix})) opgen_copy_range(grad_inputs, weights_ix, std::get<1>(grad_result));
+  }
+  return grad_inputs;
+}
+
 at::Tensor mul_add_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, other, bias);
   const bool _any_has_tangent_result = opgen_has_tangent(self) || opgen_has_tangent(other) || opgen_has_tangent(bias);
@@ -1012,6 +1044,28 @@ at::Tensor swap01_ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, const a
   return opgen_as_view(self, _tmp, [=](const at::Tensor& _base) { return diffops::_ops::swap01::call(_base); });
 }
 
+at::Tensor weighted_sum_autograd(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(tensors, weights);
+  std::shared_ptr<WeightedSumBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = std::shared_ptr<WeightedSumBackward0>(new WeightedSumBackward0(), torch::autograd::deleteNode);
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(tensors, weights));
+    _grad_fn->tensors_ = torch::autograd::make_saved_variable_list(tensors);
+    _grad_fn->weights_ = torch::autograd::SavedVariable(weights, false);
+    _grad_fn->tensors_size_ = tensors.size();
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::weighted_sum::redispatch(dispatchKeySet & c10::after_autograd_keyset, tensors, weights);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(tensors) || opgen_has_tangent(weights)), "Trying to use forward AD with weighted_sum that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
+  return _result;
+}
+
 TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add", TORCH_FN(mul_add_autograd));
   m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
@@ -1031,6 +1085,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("sincos", TORCH_FN(sincos_autograd));
   m.impl("masked_scale", TORCH_FN(masked_scale_autograd));
   m.impl("swap01", TORCH_FN(swap01_autograd));
+  m.impl("weighted_sum", TORCH_FN(weighted_sum_autograd));
 }
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {

@@ -265,6 +265,28 @@ at::Tensor wrapper_CompositeExplicitAutograd__swap01_copy(const at::Tensor & sel
 }
 
 } // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__weighted_sum(at::TensorList tensors, const at::Tensor & weights) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::weighted_sum(tensors, weights);
+}
+
+} // anonymous namespace
+namespace {
+
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> wrapper_CompositeExplicitAutograd__weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::weighted_sum_backward(grad, tensors, weights, output_mask);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   m.impl("mul_add",
@@ -311,6 +333,10 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__swap01));
   m.impl("swap01_copy",
   TORCH_FN(wrapper_CompositeExplicitAutograd__swap01_copy));
+  m.impl("weighted_sum",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum));
+  m.impl("weighted_sum_backward",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum_backward));
 }
 
 } // namespace

@@ -27,6 +27,8 @@ TORCH_LIBRARY(diffops, m) {
   m.def("masked_scale(Tensor self, Tensor? mask) -> Tensor");
   m.def("swap01(Tensor(a) self) -> Tensor(a)");
   m.def("swap01_copy(Tensor self) -> Tensor");
+  m.def("weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor");
+  m.def("weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)");
 }
 
 // Linking the library references opgen_link_diffops (see add_operator_library), which references every

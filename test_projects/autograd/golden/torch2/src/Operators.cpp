@@ -316,5 +316,33 @@ at::Tensor swap01_copy::call(const at::Tensor & self) {
 at::Tensor swap01_copy::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   return swap01_copy_handle().redispatch(dispatchKeySet, self);
 }
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+static const c10::TypedOperatorHandle<weighted_sum::schema>& weighted_sum_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(weighted_sum::name, weighted_sum::overload_name)
+      .typed<weighted_sum::schema>();
+  return handle;
+}
+at::Tensor weighted_sum::call(at::TensorList tensors, const at::Tensor & weights) {
+  return weighted_sum_handle().call(tensors, weights);
+}
+at::Tensor weighted_sum::redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights) {
+  return weighted_sum_handle().redispatch(dispatchKeySet, tensors, weights);
+}
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+static const c10::TypedOperatorHandle<weighted_sum_backward::schema>& weighted_sum_backward_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(weighted_sum_backward::name, weighted_sum_backward::overload_name)
+      .typed<weighted_sum_backward::schema>();
+  return handle;
+}
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward::call(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return weighted_sum_backward_handle().call(grad, tensors, weights, output_mask);
+}
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return weighted_sum_backward_handle().redispatch(dispatchKeySet, grad, tensors, weights, output_mask);
+}
 } // namespace _ops
 } // namespace diffops

@@ -46,4 +46,6 @@ TORCH_API ::std::tuple<at::Tensor,at::Tensor> sincos(const at::Tensor & self);
 TORCH_API at::Tensor masked_scale(const at::Tensor & self, const c10::optional<at::Tensor> & mask);
 TORCH_API at::Tensor swap01(const at::Tensor & self);
 TORCH_API at::Tensor swap01_copy(const at::Tensor & self);
+TORCH_API at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weights);
+TORCH_API ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
 } // namespace diffops::native

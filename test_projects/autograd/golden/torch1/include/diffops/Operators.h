@@ -239,5 +239,25 @@ struct swap01_copy {
   static at::Tensor call(const at::Tensor & self);
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
 };
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+struct weighted_sum {
+  using schema = at::Tensor (at::TensorList, const at::Tensor &);
+  static constexpr const char* name = "diffops::weighted_sum";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor";
+  static at::Tensor call(at::TensorList tensors, const at::Tensor & weights);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights);
+};
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+struct weighted_sum_backward {
+  using schema = ::std::tuple<::std::vector<at::Tensor>,at::Tensor> (const at::Tensor &, at::TensorList, const at::Tensor &, ::std::array<bool,2>);
+  static constexpr const char* name = "diffops::weighted_sum_backward";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)";
+  static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> call(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
+  static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
+};
 } // namespace _ops
 } // namespace diffops

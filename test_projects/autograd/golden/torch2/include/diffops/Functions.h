@@ -127,4 +127,14 @@ inline at::Tensor swap01(const at::Tensor & self) {
 inline at::Tensor swap01_copy(const at::Tensor & self) {
   return diffops::_ops::swap01_copy::call(self);
 }
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+inline at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weights) {
+  return diffops::_ops::weighted_sum::call(tensors, weights);
+}
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+inline ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return diffops::_ops::weighted_sum_backward::call(grad, tensors, weights, output_mask);
+}
 } // namespace diffops
