@@ -10,6 +10,7 @@ at::Tensor mul_add(const at::Tensor& self, const at::Tensor& other, const at::Te
 at::Tensor cube(const at::Tensor& self) { return self * self * self; }
 at::Tensor cube_backward(const at::Tensor& grad, const at::Tensor& self) { return grad * 3 * self * self; }
 at::Tensor exp2x(const at::Tensor& self) { return at::exp(2 * self); }
+at::Tensor& exp2x_(at::Tensor& self) { return self.mul_(2).exp_(); }
 at::Tensor scale(const at::Tensor& self, double factor) { return self * factor; }
 at::Tensor& scale_(at::Tensor& self, double factor) { return self.mul_(factor); }
 at::Tensor& mul_by_(at::Tensor& self, const at::Tensor& other) { return self.mul_(other); }

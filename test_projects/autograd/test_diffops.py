@@ -30,6 +30,8 @@ class Gradients(unittest.TestCase):
             (lambda a, b: ops.lerp_by(a, b, torch.full((3,), 0.25, dtype=torch.double)), inputs((3,), (3,), seed=8)),
             (lambda x: ops.scale_(x * 1, -1.5), inputs((4,), seed=9)),
             (lambda a, b: ops.mul_by_(a * 1, b), inputs((4,), (4,), seed=15)),  # self: its value before
+            (lambda x: ops.exp2x_(x * 1), inputs((4,), seed=28)),                # result: the modified self
+            (lambda x: ops.exp2x_((x * 1)[1:]), inputs((4,), seed=29)),          # ... a view modified in place
             (ops.mul_maybe, inputs((4,), (4,), seed=16)),                       # Tensor? given
             (lambda x: ops.mul_maybe(x, None), inputs((4,), seed=17)),           # Tensor? absent
             (lambda a, b, s: ops.stack_scaled([a, b], s), inputs((3,), (3,), (3,), seed=18)),  # Tensor[]
@@ -54,6 +56,7 @@ class Gradients(unittest.TestCase):
             (lambda a, b, s: ops.stack_scaled([a, b], s), inputs((3,), (3,), (3,), seed=24)),  # Tensor[]
             (lambda x: ops.scale_(x * 1, -1.5), inputs((4,), seed=25)),      # in place, auto_linear
             (lambda a, b: ops.mul_by_(a * 1, b), inputs((4,), (4,), seed=26)),  # in place, self_t.mul_(...)
+            (lambda x: ops.exp2x_(x * 1), inputs((4,), seed=35)),              # in place, result
         ]
         for fn, args in cases:
             with self.subTest(fn=getattr(fn, "__name__", fn)):

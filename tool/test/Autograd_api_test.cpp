@@ -24,6 +24,9 @@ TEST(AutogradApi, TensorsAreSavedVariables) {
   EXPECT_EQ(savedReturn("result", Libtorch::V2).unpack, "result_.unpack(getptr())");
   EXPECT_EQ(savedReturn("result", Libtorch::V1).unpack, "result_.unpack(shared_from_this())");
   EXPECT_EQ(savedReturn("values", Libtorch::V1).save("values"), "torch::autograd::SavedVariable(values, true)");
+  // torchgen's: an in-place operator's output may be a view it modified in place.
+  EXPECT_EQ(savedReturn("result", Libtorch::V2, /*inplace=*/true).save("self"),
+            "torch::autograd::SavedVariable(self, true, self.is_view())");
 }
 
 TEST(AutogradApi, OptionalTensorsAndTensorLists) {

@@ -152,7 +152,7 @@ TEST(Derivatives, InPlaceAndMultiOutputForwardFormulasAndOutVariants) {
   std::unique_ptr<Loaded> r = load(R"(- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
   self: grad * other
   other: grad * self
-  result: self_t.mul_(other_p).add_(original_self_p * other_t)
+  result: self_t.mul_(other_p).add_(original_self_p * other_t) + 0 * result
 - name: minmax(Tensor self) -> (Tensor, Tensor)
   self: grads[0] + grads[1]
   result0, result1: std::make_tuple(self_t, self_t)
@@ -165,7 +165,8 @@ TEST(Derivatives, InPlaceAndMultiOutputForwardFormulasAndOutVariants) {
   const auto& e = r->derivatives->entries();
   EXPECT_TRUE(e[0].forward[0].usesOriginalSelf);
   EXPECT_EQ(e[0].forward[0].tangentInputs, (std::vector<std::string>{"self", "other"}));
-  EXPECT_EQ(e[0].forward[0].primalInputs, std::vector<std::string>{"other"});
+  EXPECT_EQ(e[0].forward[0].primalInputs, (std::vector<std::string>{"self", "other"}));  // result: self_p
+  EXPECT_EQ(e[0].forward[0].formula, "self_t.mul_(other_p).add_(original_self_p * other_t) + 0 * self_p");
   EXPECT_TRUE(e[0].outVariants.empty());
   EXPECT_EQ(e[1].forward[0].outputs, (std::vector<std::string>{"result0", "result1"}));
   ASSERT_EQ(e[2].outVariants.size(), 1u);  // mul2.out: same signature
@@ -257,6 +258,11 @@ TEST(Derivatives, Errors) {
                     "  result: auto_element_wise\n"),
             "derivatives.yaml:4:11: error: in 'mul2_': auto_element_wise cannot be used for an in-place operator: write a "
             "formula that modifies self_t in place (e.g. self_t.mul_(...))");
+  EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
+                    "  result: self_t.mul_(other_p).add_(self_p * other_t)\n"),
+            "derivatives.yaml:4:11: error: in 'mul2_': the forward formula uses self_p, the value of 'self' that the "
+            "operator modifies in place, which would give wrong tangents: write result for its value after the call (or "
+            "original_self_p for the one before)");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
                     "  result: original_self_p * self_t\n"),
             "derivatives.yaml:4:11: error: in 'mul2': the forward formula names 'original_self_p', which only the formulas "

@@ -76,11 +76,11 @@ support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch l
   return v;
 }
 
-SavedValue savedReturn(const std::string& name, Libtorch libtorch) {
+SavedValue savedReturn(const std::string& name, Libtorch libtorch, bool inplace) {
   return SavedValue{.name = name,
                     .member = name + "_",
                     .type = std::string(kSavedVariable),
-                    .saveTemplate = std::string(kSavedVariable) + "($expr$, true)",
+                    .saveTemplate = std::string(kSavedVariable) + (inplace ? "($expr$, true, $expr$.is_view())" : "($expr$, true)"),
                     .unpack = name + "_.unpack(" + std::string(Spelling::of(libtorch).thisNode) + ")",
                     .kind = SavedValue::Kind::Tensor};
 }

@@ -343,6 +343,16 @@ void EntryReader::expandForward() {
       // For an in-place operator, the operator itself applied to self_t: the tangent is modified in place.
       fw.formula = ns_ + "::_ops::" + d_.function->func.name.unambiguousName() + "::call(" + support::join(args, ", ") + ")";
     }
+    if (d_.isInplace()) {
+      // torchgen's rules for an in-place operator's own formula: SELF_p would be the modified value
+      // taken for the original one; `result` is the value after the call.
+      const std::string self = d_.function->func.arguments.mutableArgNames().front();
+      if (usesIdentifier(fw.formula, self + "_p"))
+        return error(node, "the forward formula uses " + self + "_p, the value of '" + self + "' that the operator "
+                               "modifies in place, which would give wrong tangents: write result for its value after the "
+                               "call (or original_self_p for the one before)");
+      fw.formula = replaceIdentifier(fw.formula, "result", self + "_p");
+    }
     for (const std::string& n : argNames_) {
       const bool differentiable = contains(d_.differentiableInputs, n);
       const bool list = d_.argument(n).type.isList();

@@ -39,8 +39,9 @@ struct BackwardFormula {
 // (`values, indices: ...`), from the inputs' tangents (`NAME_t`) and primal values (`NAME_p`).
 // auto_element_wise and auto_linear are already expanded (torchgen's rules). A Tensor[] input is
 // named as itself (the formula reads its tangents, torchgen's rule); its NAME_t and NAME_p are lists.
-// In an in-place operator's formula, `self_t` is self's tangent, to modify in place, `self_p` self's
-// value after the call and `original_self_p` / `original_self_t` its value and tangent before it.
+// In an in-place operator's formula, `self_t` is self's tangent, to modify in place, `result` self's
+// value after the call (rewritten to self_p; a self_p of the formula is refused, torchgen's rule) and
+// `original_self_p` / `original_self_t` its value and tangent before it.
 struct ForwardFormula {
   std::vector<std::string> outputs;            // the returns' names ("result", "resultN" or their own)
   std::string formula;                         // the C++ expression after expansion

@@ -253,7 +253,7 @@ support::Expected<Entry> entryOf(const model::Derivative& d, api::Libtorch libto
     if (!v) return v.error();
     e.savedInputs.push_back(*v);
   }
-  for (const std::string& name : d.savedOutputs) e.savedOutputs.push_back(api::savedReturn(name, libtorch));
+  for (const std::string& name : d.savedOutputs) e.savedOutputs.push_back(api::savedReturn(name, libtorch, d.isInplace()));
   for (const model::NativeFunction* out : d.outVariants)
     for (const model::Argument& a : out->func.arguments.out)
       if (!a.type.isBase(model::BaseTy::Tensor))

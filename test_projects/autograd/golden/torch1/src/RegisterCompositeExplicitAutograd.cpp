@@ -80,6 +80,17 @@ at::Tensor wrapper_CompositeExplicitAutograd__exp2x(const at::Tensor & self) {
 } // anonymous namespace
 namespace {
 
+at::Tensor & wrapper_CompositeExplicitAutograd__exp2x_(at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::exp2x_(self);
+}
+
+} // anonymous namespace
+namespace {
+
 at::Tensor wrapper_CompositeExplicitAutograd__scale(const at::Tensor & self, double factor) {
     // No device check
 
@@ -299,6 +310,8 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__cube_backward));
   m.impl("exp2x",
   TORCH_FN(wrapper_CompositeExplicitAutograd__exp2x));
+  m.impl("exp2x_",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__exp2x_));
   m.impl("scale",
   TORCH_FN(wrapper_CompositeExplicitAutograd__scale));
   m.impl("scale_",

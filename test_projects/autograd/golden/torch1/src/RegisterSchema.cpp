@@ -9,6 +9,7 @@ TORCH_LIBRARY(diffops, m) {
   m.def("cube(Tensor self) -> Tensor");
   m.def("cube_backward(Tensor grad, Tensor self) -> Tensor");
   m.def("exp2x(Tensor self) -> Tensor");
+  m.def("exp2x_(Tensor(a!) self) -> Tensor(a!)");
   m.def("scale(Tensor self, float factor) -> Tensor");
   m.def("scale_(Tensor(a!) self, float factor) -> Tensor(a!)");
   m.def("mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)");

@@ -65,6 +65,20 @@ at::Tensor exp2x::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tenso
   return exp2x_handle().redispatch(dispatchKeySet, self);
 }
 
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+static const c10::TypedOperatorHandle<exp2x_::schema>& exp2x__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(exp2x_::name, exp2x_::overload_name)
+      .typed<exp2x_::schema>();
+  return handle;
+}
+at::Tensor & exp2x_::call(at::Tensor & self) {
+  return exp2x__handle().call(self);
+}
+at::Tensor & exp2x_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  return exp2x__handle().redispatch(dispatchKeySet, self);
+}
+
 // scale(Tensor self, float factor) -> Tensor
 static const c10::TypedOperatorHandle<scale::schema>& scale_handle() {
   static const auto handle = c10::Dispatcher::singleton()

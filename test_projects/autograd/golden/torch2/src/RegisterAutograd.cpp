@@ -197,6 +197,28 @@ torch::autograd::variable_list Exp2XBackward0::apply(torch::autograd::variable_l
   return grad_inputs;
 }
 
+struct Exp2XBackward1 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "Exp2XBackward1"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_.reset_data();
+  }
+  torch::autograd::SavedVariable result_;
+};
+
+torch::autograd::variable_list Exp2XBackward1::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto result = result_.unpack(getptr());
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (2 * grad * result) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
 struct ScaleBackward0 : public torch::autograd::TraceableFunction {
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
   std::string name() const override { return "ScaleBackward0"; }
@@ -682,6 +704,44 @@ at::Tensor exp2x_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   return _result;
 }
 
+at::Tensor & exp2x__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  c10::intrusive_ptr<Exp2XBackward1> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<Exp2XBackward1>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::exp2x_::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  auto& result = self;
+  if (_grad_fn) {
+    torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto self_p = opgen_primal(self);
+    auto _tangent = self_t.mul_(2 * self_p);
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
+  }
+  if (_grad_fn) {
+    _grad_fn->result_ = torch::autograd::SavedVariable(result, true, result.is_view());
+  }
+  return self;
+}
+
+at::Tensor & exp2x__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::exp2x_::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self);
+  }
+  torch::autograd::increment_version(self);
+  return self;
+}
+
 at::Tensor scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, double factor) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
   const bool _any_has_tangent_result = opgen_has_tangent(self);
@@ -1085,6 +1145,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
   m.impl("cube", TORCH_FN(cube_autograd));
   m.impl("exp2x", TORCH_FN(exp2x_autograd));
+  m.impl("exp2x_", TORCH_FN(exp2x__autograd));
   m.impl("scale", TORCH_FN(scale_autograd));
   m.impl("scale_", TORCH_FN(scale__autograd));
   m.impl("mul_by_", TORCH_FN(mul_by__autograd));
@@ -1104,6 +1165,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {
   m.impl("mul_add.out", TORCH_FN(mul_add_out_ad_inplace_or_view));
+  m.impl("exp2x_", TORCH_FN(exp2x__ad_inplace_or_view));
   m.impl("scale_", TORCH_FN(scale__ad_inplace_or_view));
   m.impl("mul_by_", TORCH_FN(mul_by__ad_inplace_or_view));
   m.impl("swap01", TORCH_FN(swap01_ad_inplace_or_view));

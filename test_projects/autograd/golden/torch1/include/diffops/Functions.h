@@ -33,6 +33,11 @@ inline at::Tensor exp2x(const at::Tensor & self) {
   return diffops::_ops::exp2x::call(self);
 }
 
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+inline at::Tensor & exp2x_(at::Tensor & self) {
+  return diffops::_ops::exp2x_::call(self);
+}
+
 // scale(Tensor self, float factor) -> Tensor
 inline at::Tensor scale(const at::Tensor & self, double factor) {
   return diffops::_ops::scale::call(self, factor);

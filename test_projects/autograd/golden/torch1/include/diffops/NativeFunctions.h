@@ -29,6 +29,7 @@ TORCH_API at::Tensor & mul_add_out(const at::Tensor & self, const at::Tensor & o
 TORCH_API at::Tensor cube(const at::Tensor & self);
 TORCH_API at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self);
 TORCH_API at::Tensor exp2x(const at::Tensor & self);
+TORCH_API at::Tensor & exp2x_(at::Tensor & self);
 TORCH_API at::Tensor scale(const at::Tensor & self, double factor);
 TORCH_API at::Tensor & scale_(at::Tensor & self, double factor);
 TORCH_API at::Tensor & mul_by_(at::Tensor & self, const at::Tensor & other);

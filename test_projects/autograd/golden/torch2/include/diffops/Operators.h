@@ -60,6 +60,16 @@ struct exp2x {
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
 };
 
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+struct exp2x_ {
+  using schema = at::Tensor & (at::Tensor &);
+  static constexpr const char* name = "diffops::exp2x_";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "exp2x_(Tensor(a!) self) -> Tensor(a!)";
+  static at::Tensor & call(at::Tensor & self);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self);
+};
+
 // scale(Tensor self, float factor) -> Tensor
 struct scale {
   using schema = at::Tensor (const at::Tensor &, double);
