@@ -8,6 +8,7 @@ namespace diffops::native {
 
 at::Tensor mul_add(const at::Tensor& self, const at::Tensor& other, const at::Tensor& bias) { return self * other + bias; }
 at::Tensor cube(const at::Tensor& self) { return self * self * self; }
+at::Tensor& cube_(at::Tensor& self) { return self.mul_(self * self); }
 at::Tensor cube_backward(const at::Tensor& grad, const at::Tensor& self) { return grad * 3 * self * self; }
 at::Tensor exp2x(const at::Tensor& self) { return at::exp(2 * self); }
 at::Tensor& exp2x_(at::Tensor& self) { return self.mul_(2).exp_(); }

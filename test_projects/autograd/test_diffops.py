@@ -31,6 +31,7 @@ class Gradients(unittest.TestCase):
             (lambda x: ops.scale_(x * 1, -1.5), inputs((4,), seed=9)),
             (lambda a, b: ops.mul_by_(a * 1, b), inputs((4,), (4,), seed=15)),  # self: its value before
             (lambda x: ops.exp2x_(x * 1), inputs((4,), seed=28)),                # result: the modified self
+            (lambda x: ops.cube_(x * 1), inputs((4,), seed=36)),                 # cube's formulas, self before
             (lambda x: ops.exp2x_((x * 1)[1:]), inputs((4,), seed=29)),          # ... a view modified in place
             (ops.mul_maybe, inputs((4,), (4,), seed=16)),                       # Tensor? given
             (lambda x: ops.mul_maybe(x, None), inputs((4,), seed=17)),           # Tensor? absent
@@ -57,6 +58,7 @@ class Gradients(unittest.TestCase):
             (lambda x: ops.scale_(x * 1, -1.5), inputs((4,), seed=25)),      # in place, auto_linear
             (lambda a, b: ops.mul_by_(a * 1, b), inputs((4,), (4,), seed=26)),  # in place, self_t.mul_(...)
             (lambda x: ops.exp2x_(x * 1), inputs((4,), seed=35)),              # in place, result
+            (lambda x: ops.cube_(x * 1), inputs((4,), seed=37)),               # cube's auto_element_wise
         ]
         for fn, args in cases:
             with self.subTest(fn=getattr(fn, "__name__", fn)):
@@ -181,6 +183,16 @@ class Gradients(unittest.TestCase):
         with torch.no_grad():
             w = ops.swap01(y)
         self.assertIs(w._base, y)
+
+    def test_in_place_overload_reuses_the_functional_entry(self):
+        (x,) = inputs((3,), seed=38)
+        y = x * 1
+        ops.cube_(y)
+        self.assertEqual(y.grad_fn.name(), "CubeBackward0")  # cube's node, as torchgen's
+        y.sum().backward()
+        self.assertTrue(torch.allclose(x.grad, 3 * x.detach() ** 2))
+        with self.assertRaisesRegex(RuntimeError, "a leaf Variable that requires grad"):
+            ops.cube_(x)
 
     def test_not_implemented(self):
         (x,) = inputs((3,))

@@ -34,6 +34,12 @@ constexpr const char* kOps = R"(- func: lib::mul2(Tensor self, Tensor other, *, 
 - func: lib::pick(Tensor self, Tensor?[] indices) -> Tensor
   dispatch:
     CPU: pick
+- func: lib::sq(Tensor self) -> Tensor
+  dispatch:
+    CPU: sq
+- func: lib::sq_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: sq_
 )";
 
 struct Loaded {
@@ -171,6 +177,32 @@ TEST(Derivatives, InPlaceAndMultiOutputForwardFormulasAndOutVariants) {
   EXPECT_EQ(e[1].forward[0].outputs, (std::vector<std::string>{"result0", "result1"}));
   ASSERT_EQ(e[2].outVariants.size(), 1u);  // mul2.out: same signature
   EXPECT_EQ(e[2].outVariants[0]->func.name.str(), "mul2.out");
+}
+
+TEST(Derivatives, InPlaceOverloadsWithoutEntryReuseTheFunctionalOne) {
+  std::unique_ptr<Loaded> r = load(R"(- name: sq(Tensor self) -> Tensor
+  self: 2 * grad * self
+  result: 2 * self_t * self_p + 0 * result
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const Derivative& sq = r->derivatives->entries()[0];
+  ASSERT_EQ(sq.inplaceVariants.size(), 1u);
+  const InplaceVariant& v = sq.inplaceVariants[0];
+  EXPECT_EQ(v.function->func.name.str(), "sq_");
+  // torchgen's rewrite: self before the call is original_self, result is self after it, and an
+  // existing tangent is updated in place.
+  EXPECT_EQ(v.forward[0].formula,
+            "self_t_raw.defined() ? self_t_raw.copy_(2 * original_self_t * original_self_p + 0 * self_p) : 2 * "
+            "original_self_t * original_self_p + 0 * self_p");
+  EXPECT_TRUE(v.forward[0].usesOriginalSelf);
+  EXPECT_EQ(v.forward[0].primalInputs, std::vector<std::string>{"self"});
+  std::unique_ptr<Loaded> own = load(R"(- name: sq(Tensor self) -> Tensor
+  self: 2 * grad * self
+- name: sq_(Tensor(a!) self) -> Tensor(a!)
+  self: 2 * grad * self
+)");
+  ASSERT_TRUE(own->derivatives) << own->diags.str();
+  EXPECT_TRUE(own->derivatives->entries()[0].inplaceVariants.empty());  // sq_ has its own entry
 }
 
 TEST(Derivatives, ViewOperators) {

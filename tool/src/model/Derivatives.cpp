@@ -499,6 +499,46 @@ std::vector<const NativeFunction*> outVariantsOf(const NativeFunction& f, const 
   return out;
 }
 
+// torchgen's rewrite of a functional operator's forward formula for its in-place overload: self's
+// value and tangent before the call are original_self_p / original_self_t, the output's value is
+// self_p (after the call), and the tangent of self is updated in place when it exists.
+ForwardFormula inplaceForward(const ForwardFormula& functional, const std::string& result) {
+  ForwardFormula fw = functional;
+  std::string f = functional.formula;
+  if (usesIdentifier(f, "self_p")) {
+    f = replaceIdentifier(replaceIdentifier(f, "self_p", "original_self_p"), "self_t", "original_self_t");
+    fw.usesOriginalSelf = true;
+    fw.primalInputs.erase(std::remove(fw.primalInputs.begin(), fw.primalInputs.end(), "self"), fw.primalInputs.end());
+  }
+  if (usesIdentifier(f, result)) {
+    f = replaceIdentifier(f, result, "self_p");
+    if (std::find(fw.primalInputs.begin(), fw.primalInputs.end(), "self") == fw.primalInputs.end())
+      fw.primalInputs.insert(fw.primalInputs.begin(), "self");
+  }
+  fw.formula = "self_t_raw.defined() ? self_t_raw.copy_(" + f + ") : " + f;
+  fw.outputs = {"result"};
+  return fw;
+}
+
+// The in-place overloads that share f's signature, have no entry of their own and reach an Autograd
+// kernel; only for an operator whose first argument is `self` (torchgen's in-place rules name it).
+std::vector<InplaceVariant> inplaceVariantsOf(const Derivative& d, const Operators& ops, const std::vector<Derivative>& entries) {
+  std::vector<InplaceVariant> out;
+  const FunctionSchema& func = d.function->func;
+  if (func.returns.size() != 1 || !func.arguments.selfArg) return out;
+  const FunctionSchema core = func.signature({.stripDefault = true});
+  for (const NativeFunction* g : ops.functions()) {
+    if (g->func.kind() != SchemaKind::Inplace || g->hasCompositeImplicitAutogradKernel ||
+        g->func.signature({.stripDefault = true}) != core)
+      continue;
+    if (std::any_of(entries.begin(), entries.end(), [&](const Derivative& e) { return e.function == g; })) continue;
+    InplaceVariant v{g, {}};
+    for (const ForwardFormula& fw : d.forward) v.forward.push_back(inplaceForward(fw, d.returnNames.front()));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool usesIdentifier(std::string_view text, std::string_view name) { return findIdentifier(text, name) != std::string_view::npos; }
@@ -563,6 +603,9 @@ std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_
     entries.push_back(std::move(*d));
   }
   if (diags.errorCount() != errorsBefore) return std::nullopt;
+  for (Derivative& d : entries)
+    if (!d.nodeName.empty() && d.function->func.kind() == SchemaKind::Functional)
+      d.inplaceVariants = inplaceVariantsOf(d, ops, entries);
   return Derivatives(std::move(entries));
 }
 

@@ -52,6 +52,14 @@ struct ForwardFormula {
   support::SourceLoc loc;
 };
 
+// An in-place overload without an entry of its own, which takes its autograd from its functional
+// operator's entry (torchgen's match_differentiability_info): the same graph node, the backward
+// formulas reading self's value before the call, the forward formulas rewritten for it.
+struct InplaceVariant {
+  const NativeFunction* function = nullptr;
+  std::vector<ForwardFormula> forward;  // of the single output, the modified self
+};
+
 struct Derivative {
   const NativeFunction* function = nullptr;
   support::SourceLoc loc;                       // of the entry
@@ -72,6 +80,7 @@ struct Derivative {
   // The out= overloads of the operator (same signature, torchgen's rule): their Autograd kernels
   // refuse inputs and outputs that require grad, as PyTorch's out= functions do.
   std::vector<const NativeFunction*> outVariants;
+  std::vector<InplaceVariant> inplaceVariants;
   // For a view operator (`Tensor(a) self -> Tensor(a)`), the argument its output is a view of: its
   // ADInplaceOrView kernel makes the output a view of it for autograd (torchgen's as_view).
   std::string viewOf;

@@ -228,12 +228,17 @@ std::string withoutBlankPlaceholders(std::string_view code) {
 
 std::string lines(const std::vector<std::string>& xs, std::string_view indent = "\n  ") { return support::join(xs, indent); }
 
-// What the generated code of one entry needs, or an error.
+// What the generated code of one entry needs, or an error. `f` is the entry's operator, or an
+// in-place overload that reuses the entry (then `forward` holds its rewritten forward formulas).
 struct Entry {
   const model::Derivative& d;
   const model::NativeFunction& f;
   api::DispatcherSignature sig;
   std::vector<api::SavedValue> savedInputs, savedOutputs;
+  const std::vector<model::ForwardFormula>* forward = nullptr;
+  bool reusesFunctional = false;  // an in-place overload with the functional operator's formulas
+
+  bool inplace() const { return f.func.kind() == model::SchemaKind::Inplace; }
 
   bool isList(const std::string& input) const { return d.argument(input).type.isList(); }
   bool isOptional(const std::string& input) const { return d.argument(input).type.isOptional(); }
@@ -242,9 +247,10 @@ struct Entry {
   }
 };
 
-support::Expected<Entry> entryOf(const model::Derivative& d, api::Libtorch libtorch) {
-  const model::NativeFunction& f = *d.function;
-  Entry e{d, f, api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch)), {}, {}};
+support::Expected<Entry> entryOf(const model::Derivative& d, api::Libtorch libtorch, const model::InplaceVariant* variant = nullptr) {
+  const model::NativeFunction& f = variant ? *variant->function : *d.function;
+  Entry e{d, f, api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch)), {}, {},
+          variant ? &variant->forward : &d.forward, variant != nullptr};
   for (const model::Return& r : f.func.returns)
     if (!r.type.isBase(model::BaseTy::Tensor))
       return support::makeError("formulas for operators returning " + r.type.str() + " are not supported yet");
@@ -253,7 +259,7 @@ support::Expected<Entry> entryOf(const model::Derivative& d, api::Libtorch libto
     if (!v) return v.error();
     e.savedInputs.push_back(*v);
   }
-  for (const std::string& name : d.savedOutputs) e.savedOutputs.push_back(api::savedReturn(name, libtorch, d.isInplace()));
+  for (const std::string& name : d.savedOutputs) e.savedOutputs.push_back(api::savedReturn(name, libtorch, e.inplace()));
   for (const model::NativeFunction* out : d.outVariants)
     for (const model::Argument& a : out->func.arguments.out)
       if (!a.type.isBase(model::BaseTy::Tensor))
@@ -378,7 +384,7 @@ std::vector<std::string> tangentSources(const Entry& e, const model::ForwardForm
 
 std::vector<std::string> tangentConditions(const Entry& e) {
   std::vector<std::string> out;
-  for (const model::ForwardFormula& fw : e.d.forward)
+  for (const model::ForwardFormula& fw : *e.forward)
     out.push_back("const bool " + tangentCondition(fw) + " = " +
                   support::joinMapped(tangentSources(e, fw), " || ",
                                       [&](const std::string& n) { return "opgen_has_tangent(" + asTensor(e, n) + ")"; }) +
@@ -388,23 +394,31 @@ std::vector<std::string> tangentConditions(const Entry& e) {
 
 std::string forwardCode(const Entry& e) {
   const model::Derivative& d = e.d;
-  if (d.forward.empty())
+  if (e.forward->empty())
     return support::fillSnippet(kNoForward, {{"cond", support::joinMapped(d.differentiableInputs, " || ", [&](const std::string& n) {
                                                 return "opgen_has_tangent(" + asTensor(e, n) + ")";
                                               })},
                                              {"name", model::cppName(e.f.func)}});
   std::vector<std::string> blocks;
-  for (const model::ForwardFormula& fw : d.forward) {
+  const std::string self = e.inplace() ? e.f.func.arguments.mutableArgNames().front() : "";
+  for (const model::ForwardFormula& fw : *e.forward) {
     std::vector<std::string> tangents, primals, sets;
-    for (const std::string& n : fw.tangentInputs) tangents.push_back("auto " + n + "_t = opgen_tangent(" + asTensor(e, n) + ");");
+    // torchgen's reuse of a functional formula: the tangent of self is updated in place if it exists
+    // (self_t_raw), and self_t is a copy when grad mode may record the formula.
+    if (e.reusesFunctional) tangents.push_back("auto " + self + "_t_raw = " + self + "._fw_grad(/*level=*/0);");
+    for (const std::string& n : fw.tangentInputs) {
+      tangents.push_back("auto " + n + "_t = opgen_tangent(" + asTensor(e, n) + ");");
+      if (e.reusesFunctional && n == self && !fw.usesOriginalSelf)
+        tangents.push_back(n + "_t = at::GradMode::is_enabled() ? " + n + "_t.clone() : " + n + "_t;");
+    }
     for (const std::string& n : fw.primalInputs) primals.push_back("auto " + n + "_p = opgen_primal(" + asTensor(e, n) + ");");
     if (model::usesIdentifier(fw.formula, "original_self_t")) tangents.push_back("auto original_self_t = opgen_tangent(original_self);");
     if (model::usesIdentifier(fw.formula, "original_self_p")) primals.push_back("auto original_self_p = opgen_primal(original_self);");
     for (std::size_t i = 0; i < fw.outputs.size(); ++i)
       sets.push_back(support::fillSnippet(
-          kSetTangent, {{"output", d.isInplace() ? d.function->func.arguments.mutableArgNames().front() : fw.outputs[i]},
+          kSetTangent, {{"output", e.inplace() ? self : fw.outputs[i]},
                         {"tangent", fw.outputs.size() == 1 ? std::string("_tangent") : "std::get<" + std::to_string(i) + ">(_tangent)"},
-                        {"inplace", d.isInplace() ? "true" : "false"}}));
+                        {"inplace", e.inplace() ? "true" : "false"}}));
     blocks.push_back(support::fillSnippet(kForward, {{"cond", tangentCondition(fw)},
                                                      {"tangents", lines(tangents, "\n    ")},
                                                      {"primals", lines(primals, "\n    ")},
@@ -438,23 +452,20 @@ std::string kernelCode(const Entry& e, const std::string& ns, api::Libtorch libt
   for (const std::string& n : d.checkedNoGrad)
     noGrad.push_back("torch::autograd::check_no_requires_grad(" + n + ", \"" + n + "\", \"" + model::cppName(e.f.func) + "\");");
   for (const api::SavedValue& v : e.savedInputs) {
-    const bool overwritten = d.isInplace() && contains(e.f.func.arguments.mutableArgNames(), v.name);
+    const bool overwritten = e.inplace() && contains(e.f.func.arguments.mutableArgNames(), v.name);
     saves.push_back("_grad_fn->" + v.member + " = " + v.save(overwritten ? v.name + ".clone()" : v.name) + ";");
   }
   for (const std::string& n : d.differentiableInputs)
     if (e.isList(n)) saves.push_back("_grad_fn->" + n + "_size_ = " + n + ".size();");
   for (const api::SavedValue& v : e.savedOutputs) saveOutputs.push_back("_grad_fn->" + v.member + " = " + v.save(v.name) + ";");
-  const bool forwardUsesResult = std::any_of(d.forward.begin(), d.forward.end(), [](const model::ForwardFormula& fw) {
-    return model::usesIdentifier(fw.formula, "result");
-  });
   std::string history, ret, original;
-  if (d.isInplace()) {
+  if (e.inplace()) {
     const std::string self = e.f.func.arguments.mutableArgNames().front();
-    if (!e.savedOutputs.empty() || forwardUsesResult) outputs.push_back("auto& result = " + self + ";");
+    if (!e.savedOutputs.empty()) outputs.push_back("auto& " + d.returnNames.front() + " = " + self + ";");
     history = "torch::autograd::rebase_history(" + self + ", _grad_fn);";
     ret = self;
     std::vector<std::string> conds;
-    for (const model::ForwardFormula& fw : d.forward)
+    for (const model::ForwardFormula& fw : *e.forward)
       if (fw.usesOriginalSelf) conds.push_back(tangentCondition(fw));
     if (!conds.empty())
       original = "at::Tensor original_self;\n  if (" + support::join(conds, " || ") + ") original_self = " + self + ".clone();";
@@ -471,14 +482,14 @@ std::string kernelCode(const Entry& e, const std::string& ns, api::Libtorch libt
       kKernel, {{"head", e.sig.defn({.name = kernelName(e.f, "_autograd"), .isRedispatchingFn = true})},
                 {"diff", diff},
                 {"no_grad", lines(noGrad)},
-                {"check", d.isInplace() ? "torch::autograd::check_inplace(" + ret + ", _any_requires_grad);" : ""},
+                {"check", e.inplace() ? "torch::autograd::check_inplace(" + ret + ", _any_requires_grad);" : ""},
                 {"has_tangent", lines(tangentConditions(e))},
                 {"original", original},
                 {"node_pointer", std::string(spelling.nodePointer)},
                 {"node", d.nodeName},
                 {"new_node", support::fillSnippet(spelling.newNode, {{"node", d.nodeName}})},
                 {"saves", lines(saves, "\n    ")},
-                {"guard", d.isInplace() || !d.viewOf.empty() ? "at::AutoDispatchBelowAutograd" : "at::AutoDispatchBelowADInplaceOrView"},
+                {"guard", e.inplace() || !d.viewOf.empty() ? "at::AutoDispatchBelowAutograd" : "at::AutoDispatchBelowADInplaceOrView"},
                 {"redispatch", redispatchOf(e.f, ns)},
                 {"args", args.empty() ? "" : ", " + args},
                 {"outputs", lines(outputs)},
@@ -616,6 +627,16 @@ void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::De
     }
     std::vector<const model::NativeFunction*> mutating;
     if (d.isInplace()) mutating.push_back(d.function);
+    for (const model::InplaceVariant& v : d.inplaceVariants) {
+      support::Expected<Entry> inplace = entryOf(d, ctx.libtorch(), &v);
+      if (!inplace) {
+        ctx.diags.error(d.loc, support::aboutOperator(d.function->func.name.str(), inplace.error().message));
+        continue;
+      }
+      kernels.push_back(withoutBlankPlaceholders(kernelCode(*inplace, ns, ctx.libtorch())));
+      autograd.push_back(registration(*v.function, "_autograd"));
+      mutating.push_back(v.function);
+    }
     for (const model::NativeFunction* out : d.outVariants) {
       kernels.push_back(withoutBlankPlaceholders(outKernelCode(*e, *out, ns, ctx.libtorch())));
       autograd.push_back(registration(*out, "_autograd"));

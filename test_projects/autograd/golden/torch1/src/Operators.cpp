@@ -37,6 +37,20 @@ at::Tensor cube::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor
   return cube_handle().redispatch(dispatchKeySet, self);
 }
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+static const c10::TypedOperatorHandle<cube_::schema>& cube__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(cube_::name, cube_::overload_name)
+      .typed<cube_::schema>();
+  return handle;
+}
+at::Tensor & cube_::call(at::Tensor & self) {
+  return cube__handle().call(self);
+}
+at::Tensor & cube_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  return cube__handle().redispatch(dispatchKeySet, self);
+}
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 static const c10::TypedOperatorHandle<cube_backward::schema>& cube_backward_handle() {
   static const auto handle = c10::Dispatcher::singleton()

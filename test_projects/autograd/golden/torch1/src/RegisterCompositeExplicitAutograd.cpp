@@ -58,6 +58,17 @@ at::Tensor wrapper_CompositeExplicitAutograd__cube(const at::Tensor & self) {
 } // anonymous namespace
 namespace {
 
+at::Tensor & wrapper_CompositeExplicitAutograd__cube_(at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::cube_(self);
+}
+
+} // anonymous namespace
+namespace {
+
 at::Tensor wrapper_CompositeExplicitAutograd__cube_backward(const at::Tensor & grad, const at::Tensor & self) {
     // No device check
 
@@ -306,6 +317,8 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd_out_mul_add_out));
   m.impl("cube",
   TORCH_FN(wrapper_CompositeExplicitAutograd__cube));
+  m.impl("cube_",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__cube_));
   m.impl("cube_backward",
   TORCH_FN(wrapper_CompositeExplicitAutograd__cube_backward));
   m.impl("exp2x",

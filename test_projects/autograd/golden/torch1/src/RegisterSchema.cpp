@@ -7,6 +7,7 @@
 TORCH_LIBRARY(diffops, m) {
   m.def("mul_add(Tensor self, Tensor other, Tensor bias) -> Tensor");
   m.def("cube(Tensor self) -> Tensor");
+  m.def("cube_(Tensor(a!) self) -> Tensor(a!)");
   m.def("cube_backward(Tensor grad, Tensor self) -> Tensor");
   m.def("exp2x(Tensor self) -> Tensor");
   m.def("exp2x_(Tensor(a!) self) -> Tensor(a!)");

@@ -677,6 +677,45 @@ at::Tensor cube_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & 
   return _result;
 }
 
+at::Tensor & cube__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  at::Tensor original_self;
+  if (_any_has_tangent_result) original_self = self.clone();
+  c10::intrusive_ptr<CubeBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<CubeBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+    _grad_fn->self_ = torch::autograd::SavedVariable(self.clone(), false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::cube_::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  if (_grad_fn) {
+    torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t_raw = self._fw_grad(/*level=*/0);
+    auto self_t = opgen_tangent(self);
+    auto original_self_t = opgen_tangent(original_self);
+    auto original_self_p = opgen_primal(original_self);
+    auto _tangent = self_t_raw.defined() ? self_t_raw.copy_((diffops::cube_backward(original_self_t.conj(), original_self_p)).conj()) : (diffops::cube_backward(original_self_t.conj(), original_self_p)).conj();
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
+  }
+  return self;
+}
+
+at::Tensor & cube__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::cube_::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self);
+  }
+  torch::autograd::increment_version(self);
+  return self;
+}
+
 at::Tensor exp2x_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
   const bool _any_has_tangent_result = opgen_has_tangent(self);
@@ -1144,6 +1183,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add", TORCH_FN(mul_add_autograd));
   m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
   m.impl("cube", TORCH_FN(cube_autograd));
+  m.impl("cube_", TORCH_FN(cube__autograd));
   m.impl("exp2x", TORCH_FN(exp2x_autograd));
   m.impl("exp2x_", TORCH_FN(exp2x__autograd));
   m.impl("scale", TORCH_FN(scale_autograd));
@@ -1165,6 +1205,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {
   m.impl("mul_add.out", TORCH_FN(mul_add_out_ad_inplace_or_view));
+  m.impl("cube_", TORCH_FN(cube__ad_inplace_or_view));
   m.impl("exp2x_", TORCH_FN(exp2x__ad_inplace_or_view));
   m.impl("scale_", TORCH_FN(scale__ad_inplace_or_view));
   m.impl("mul_by_", TORCH_FN(mul_by__ad_inplace_or_view));

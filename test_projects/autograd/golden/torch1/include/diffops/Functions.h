@@ -23,6 +23,11 @@ inline at::Tensor cube(const at::Tensor & self) {
   return diffops::_ops::cube::call(self);
 }
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+inline at::Tensor & cube_(at::Tensor & self) {
+  return diffops::_ops::cube_::call(self);
+}
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 inline at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self) {
   return diffops::_ops::cube_backward::call(grad, self);

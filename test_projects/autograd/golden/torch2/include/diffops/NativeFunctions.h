@@ -27,6 +27,7 @@ namespace diffops::native {
 TORCH_API at::Tensor mul_add(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias);
 TORCH_API at::Tensor & mul_add_out(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out);
 TORCH_API at::Tensor cube(const at::Tensor & self);
+TORCH_API at::Tensor & cube_(at::Tensor & self);
 TORCH_API at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self);
 TORCH_API at::Tensor exp2x(const at::Tensor & self);
 TORCH_API at::Tensor & exp2x_(at::Tensor & self);

@@ -40,6 +40,16 @@ struct cube {
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
 };
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+struct cube_ {
+  using schema = at::Tensor & (at::Tensor &);
+  static constexpr const char* name = "diffops::cube_";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "cube_(Tensor(a!) self) -> Tensor(a!)";
+  static at::Tensor & call(at::Tensor & self);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self);
+};
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 struct cube_backward {
   using schema = at::Tensor (const at::Tensor &, const at::Tensor &);
