@@ -407,6 +407,7 @@ std::string forwardCode(const Entry& e) {
     // (self_t_raw), and self_t is a copy when grad mode may record the formula.
     if (e.reusesFunctional) tangents.push_back("auto " + self + "_t_raw = " + self + "._fw_grad(/*level=*/0);");
     for (const std::string& n : fw.tangentInputs) {
+      if (!model::usesIdentifier(fw.formula, n + "_t")) continue;  // renamed original_self_t by the reuse
       tangents.push_back("auto " + n + "_t = opgen_tangent(" + asTensor(e, n) + ");");
       if (e.reusesFunctional && n == self && !fw.usesOriginalSelf)
         tangents.push_back(n + "_t = at::GradMode::is_enabled() ? " + n + "_t.clone() : " + n + "_t;");

@@ -698,7 +698,6 @@ at::Tensor & cube__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & sel
   }
   if (_any_has_tangent_result) {
     auto self_t_raw = self._fw_grad(/*level=*/0);
-    auto self_t = opgen_tangent(self);
     auto original_self_t = opgen_tangent(original_self);
     auto original_self_p = opgen_primal(original_self);
     auto _tangent = self_t_raw.defined() ? self_t_raw.copy_((diffops::cube_backward(original_self_t.conj(), original_self_p)).conj()) : (diffops::cube_backward(original_self_t.conj(), original_self_p)).conj();
