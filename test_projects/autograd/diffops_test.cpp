@@ -88,6 +88,62 @@ TEST(Diffops, InPlaceFormulaSeesTheValueBeforeTheCall) {
                       gradients(in, [](auto& t) { return t[0] * t[1]; }));
 }
 
+TEST(Diffops, OptionalTensorInput) {
+  const std::vector<at::Tensor> in = {leaf({4}, 17), leaf({4}, 18)};
+  expectSameGradients(gradients(in, [](auto& t) { return diffops::mul_maybe(t[0], t[1]); }),
+                      gradients(in, [](auto& t) { return t[0] * t[1]; }));
+  const at::Tensor x = leaf({4}, 19);
+  diffops::mul_maybe(x, c10::nullopt).sum().backward();
+  EXPECT_TRUE(at::equal(x.grad(), at::ones({4}, at::kDouble)));
+}
+
+TEST(Diffops, TensorListInput) {
+  const std::vector<at::Tensor> in = {leaf({3}, 20), leaf({3}, 21), leaf({3}, 22)};
+  expectSameGradients(gradients(in, [](auto& t) { return diffops::stack_scaled({t[0], t[1]}, t[2]); }),
+                      gradients(in, [](auto& t) { return at::stack({t[0], t[1]}) * t[2]; }));
+}
+
+TEST(Diffops, OneFormulaForATensorListAndATensor) {
+  const std::vector<at::Tensor> in = {leaf({3}, 28), leaf({3}, 29), leaf({2}, 30)};
+  expectSameGradients(gradients(in, [](auto& t) { return diffops::weighted_sum({t[0], t[1]}, t[2]); }),
+                      gradients(in, [](auto& t) { return t[0] * t[2][0] + t[1] * t[2][1]; }));
+}
+
+TEST(Diffops, TwoDifferentiableOutputs) {
+  const std::vector<at::Tensor> in = {leaf({4}, 23)};
+  expectSameGradients(gradients(in, [](auto& t) { auto [s, c] = diffops::sincos(t[0]); return s * 2 + c; }),
+                      gradients(in, [](auto& t) { return at::sin(t[0]) * 2 + at::cos(t[0]); }));
+}
+
+TEST(Diffops, OutOverloadRefusesGradients) {
+  at::Tensor out = at::empty({3}, at::kDouble);
+  try {
+    diffops::mul_add_out(out, leaf({3}, 24), leaf({3}, 25), leaf({3}, 26));
+    FAIL() << "mul_add.out accepted inputs that require grad";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mul_add(): functions with out=... arguments don't support automatic "
+                                         "differentiation, but one of the arguments requires grad."),
+              std::string::npos)
+        << e.what();
+  }
+  const auto version = out._version();
+  const at::Tensor a = at::ones({3}, at::kDouble);
+  diffops::mul_add_out(out, a, a, a);
+  EXPECT_TRUE(at::equal(out, at::full({3}, 2.0, at::kDouble)));
+  EXPECT_EQ(out._version(), version + 1);
+}
+
+TEST(Diffops, ViewOfItsInput) {
+  const at::Tensor x = leaf({2, 3}, 27);
+  at::Tensor y = x * 1;
+  at::Tensor v = diffops::swap01(y);
+  EXPECT_TRUE(v.is_view());
+  EXPECT_TRUE(v._base().is_same(y));
+  v.mul_(3);  // rebases y's history through the view
+  y.sum().backward();
+  EXPECT_TRUE(at::allclose(x.grad(), at::full({2, 3}, 3.0, at::kDouble)));
+}
+
 TEST(Diffops, NotImplementedFailsWhenNeeded) {
   const at::Tensor y = diffops::sign_log(leaf({3}, 14));
   try {

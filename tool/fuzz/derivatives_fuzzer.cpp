@@ -1,5 +1,6 @@
 // The derivatives.yaml reader of operator libraries (model/Derivatives), against the operators of
-// test_projects/autograd (namespace diffops), read once at start-up as `opgen library` reads them.
+// test_projects/autograd (namespace diffops, with its tags.yaml), read once at start-up as `opgen
+// library` reads them.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,7 +19,7 @@ const opgen::model::Operators& base() {
     opgen::model::LoadOptions options;
     options.defaultKernelNamespace = "";
     options.methodVariants = false;
-    return opgen::fuzz::loadBaseOperators(OPGEN_FUZZ_DERIVATIVES_BASE, nullptr, options);
+    return opgen::fuzz::loadBaseOperators(OPGEN_FUZZ_DERIVATIVES_BASE, OPGEN_FUZZ_DERIVATIVES_TAGS, options);
   }();
   return ops;
 }
@@ -39,6 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const opgen::model::Derivative& d : derivatives->entries()) {
       for (const std::string& name : d.savedInputs) (void)d.argument(name);
       for (const std::string& name : d.savedOutputs) (void)d.returnIndex(name);
+      for (const opgen::model::ForwardFormula& fw : d.forward)
+        for (const std::string& name : fw.outputs) (void)d.returnIndex(name);
+      for (const std::string& name : d.checkedNoGrad) (void)d.argument(name);
+      if (!d.viewOf.empty()) (void)d.argument(d.viewOf);
     }
   }
   return 0;

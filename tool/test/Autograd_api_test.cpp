@@ -19,10 +19,28 @@ TEST(AutogradApi, TensorsAreSavedVariables) {
   EXPECT_EQ(v.type, "torch::autograd::SavedVariable");
   EXPECT_EQ(v.save("self"), "torch::autograd::SavedVariable(self, false)");
   EXPECT_EQ(v.unpack, "self_.unpack()");
-  EXPECT_TRUE(v.isTensor);
+  EXPECT_TRUE(v.isTensor());
+  EXPECT_EQ(v.releases(), std::vector<std::string>{"self_.reset_data();"});
   EXPECT_EQ(savedReturn("result", Libtorch::V2).unpack, "result_.unpack(getptr())");
   EXPECT_EQ(savedReturn("result", Libtorch::V1).unpack, "result_.unpack(shared_from_this())");
   EXPECT_EQ(savedReturn("values", Libtorch::V1).save("values"), "torch::autograd::SavedVariable(values, true)");
+  // torchgen's: an in-place operator's output may be a view it modified in place.
+  EXPECT_EQ(savedReturn("result", Libtorch::V2, /*inplace=*/true).save("self"),
+            "torch::autograd::SavedVariable(self, true, self.is_view())");
+}
+
+TEST(AutogradApi, OptionalTensorsAndTensorLists) {
+  const SavedValue optional = saved("Tensor? weight");
+  EXPECT_EQ(optional.type, "torch::autograd::SavedVariable");  // undefined when absent
+  EXPECT_EQ(optional.save("weight"), "torch::autograd::SavedVariable(weight, false)");
+  EXPECT_EQ(optional.unpack, "weight_.unpack()");
+  const SavedValue list = saved("Tensor[] tensors");
+  EXPECT_EQ(list.kind, SavedValue::Kind::TensorList);
+  EXPECT_EQ(list.declarations(), (std::vector<std::string>{"std::vector<torch::autograd::SavedVariable> tensors_;",
+                                                           "bool tensors_released_ = false;"}));
+  EXPECT_EQ(list.save("tensors"), "torch::autograd::make_saved_variable_list(tensors)");
+  EXPECT_EQ(list.unpack, "opgen_unpack_list(tensors_, tensors_released_)");
+  EXPECT_EQ(list.releases(), (std::vector<std::string>{"tensors_.clear();", "tensors_released_ = true;"}));
 }
 
 TEST(AutogradApi, ValuesAreOwnedCopies) {
@@ -37,7 +55,7 @@ TEST(AutogradApi, ValuesAreOwnedCopies) {
 }
 
 TEST(AutogradApi, TypesNodesCannotKeepYetAreErrors) {
-  for (std::string_view text : {"Tensor[] tensors", "Tensor? weight", "Generator? generator"}) {
+  for (std::string_view text : {"Tensor?[] indices", "Generator? generator", "Layout layout"}) {
     support::Expected<model::Argument> a = model::Argument::parse(text);
     ASSERT_TRUE(a);
     support::Expected<SavedValue> v = savedArgument(*a, Libtorch::V2);

@@ -25,6 +25,21 @@ constexpr const char* kOps = R"(- func: lib::mul2(Tensor self, Tensor other, *, 
   dispatch:
     CPU: masked
 - func: lib::twice(Tensor self) -> Tensor
+- func: lib::stack2(Tensor[] tensors, int dim=0) -> Tensor
+  dispatch:
+    CPU: stack2
+- func: lib::mul2.out(Tensor self, Tensor other, *, int power=1, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU: mul2_out
+- func: lib::pick(Tensor self, Tensor?[] indices) -> Tensor
+  dispatch:
+    CPU: pick
+- func: lib::sq(Tensor self) -> Tensor
+  dispatch:
+    CPU: sq
+- func: lib::sq_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: sq_
 )";
 
 struct Loaded {
@@ -103,6 +118,7 @@ TEST(Derivatives, ForwardFormulasAndTheirExpansion) {
 - name: split2(Tensor self) -> (Tensor a, Tensor b)
   self: grad_a + grad_b
   a: self_t * self_p
+  b: 2 * self_t
 )");
   ASSERT_TRUE(r->derivatives) << r->diags.str();
   const auto& e = r->derivatives->entries();
@@ -110,7 +126,117 @@ TEST(Derivatives, ForwardFormulasAndTheirExpansion) {
   EXPECT_EQ(e[0].forward[0].tangentInputs, std::vector<std::string>{"self"});
   EXPECT_EQ(e[0].forward[0].primalInputs, std::vector<std::string>{"self"});
   EXPECT_EQ(e[1].forward[0].formula, "lib::_ops::mul2::call(self_t, other_t, power)");
-  EXPECT_EQ(e[2].forward[0].output, "a");
+  EXPECT_EQ(e[2].forward[0].outputs, std::vector<std::string>{"a"});
+}
+
+TEST(Derivatives, OptionalTensorsAndTensorLists) {
+  std::unique_ptr<Loaded> r = load(R"(- name: masked(Tensor self, Tensor? mask) -> Tensor
+  self: grad * mask
+  mask: grad * self
+  result: self_t * mask_p + self_p * mask_t
+- name: stack2(Tensor[] tensors, int dim=0) -> Tensor
+  tensors: grad.unbind(dim)
+  result: at::stack(tensors_t, dim) + 0 * at::stack(tensors, dim)
+- name: pick(Tensor self, Tensor?[] indices) -> Tensor
+  self: grad
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const auto& e = r->derivatives->entries();
+  EXPECT_EQ(e[0].differentiableInputs, (std::vector<std::string>{"self", "mask"}));
+  EXPECT_EQ(e[0].savedInputs, (std::vector<std::string>{"self", "mask"}));
+  EXPECT_TRUE(e[0].checkedNoGrad.empty());
+  EXPECT_EQ(e[1].differentiableInputs, std::vector<std::string>{"tensors"});
+  EXPECT_EQ(e[1].savedInputs, std::vector<std::string>{"dim"});
+  // torchgen's rule: a formula names a tensor list itself (not ambiguous); NAME_t is its tangents.
+  EXPECT_EQ(e[1].forward[0].tangentInputs, std::vector<std::string>{"tensors"});
+  EXPECT_EQ(e[1].forward[0].listInputs, std::vector<std::string>{"tensors"});
+  // A Tensor?[] without formula is checked at run time (torchgen's check_no_requires_grad).
+  EXPECT_EQ(e[2].checkedNoGrad, std::vector<std::string>{"indices"});
+}
+
+TEST(Derivatives, InPlaceAndMultiOutputForwardFormulasAndOutVariants) {
+  std::unique_ptr<Loaded> r = load(R"(- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  self: grad * other
+  other: grad * self
+  result: self_t.mul_(other_p).add_(original_self_p * other_t) + 0 * result
+- name: minmax(Tensor self) -> (Tensor, Tensor)
+  self: grads[0] + grads[1]
+  result0, result1: std::make_tuple(self_t, self_t)
+- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor
+  self: grad
+  other: grad
+  result: auto_linear
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const auto& e = r->derivatives->entries();
+  EXPECT_TRUE(e[0].forward[0].usesOriginalSelf);
+  EXPECT_EQ(e[0].forward[0].tangentInputs, (std::vector<std::string>{"self", "other"}));
+  EXPECT_EQ(e[0].forward[0].primalInputs, (std::vector<std::string>{"self", "other"}));  // result: self_p
+  EXPECT_EQ(e[0].forward[0].formula, "self_t.mul_(other_p).add_(original_self_p * other_t) + 0 * self_p");
+  EXPECT_TRUE(e[0].outVariants.empty());
+  EXPECT_EQ(e[1].forward[0].outputs, (std::vector<std::string>{"result0", "result1"}));
+  ASSERT_EQ(e[2].outVariants.size(), 1u);  // mul2.out: same signature
+  EXPECT_EQ(e[2].outVariants[0]->func.name.str(), "mul2.out");
+}
+
+TEST(Derivatives, InPlaceOverloadsWithoutEntryReuseTheFunctionalOne) {
+  std::unique_ptr<Loaded> r = load(R"(- name: sq(Tensor self) -> Tensor
+  self: 2 * grad * self
+  result: 2 * self_t * self_p + 0 * result
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const Derivative& sq = r->derivatives->entries()[0];
+  ASSERT_EQ(sq.inplaceVariants.size(), 1u);
+  const InplaceVariant& v = sq.inplaceVariants[0];
+  EXPECT_EQ(v.function->func.name.str(), "sq_");
+  // torchgen's rewrite: self before the call is original_self, result is self after it, and an
+  // existing tangent is updated in place.
+  EXPECT_EQ(v.forward[0].formula,
+            "self_t_raw.defined() ? self_t_raw.copy_(2 * original_self_t * original_self_p + 0 * self_p) : 2 * "
+            "original_self_t * original_self_p + 0 * self_p");
+  EXPECT_TRUE(v.forward[0].usesOriginalSelf);
+  EXPECT_EQ(v.forward[0].primalInputs, std::vector<std::string>{"self"});
+  std::unique_ptr<Loaded> own = load(R"(- name: sq(Tensor self) -> Tensor
+  self: 2 * grad * self
+- name: sq_(Tensor(a!) self) -> Tensor(a!)
+  self: 2 * grad * self
+)");
+  ASSERT_TRUE(own->derivatives) << own->diags.str();
+  EXPECT_TRUE(own->derivatives->entries()[0].inplaceVariants.empty());  // sq_ has its own entry
+}
+
+TEST(Derivatives, ViewOperators) {
+  constexpr const char* kViews = R"(- func: lib::flip01(Tensor(a) self) -> Tensor(a)
+  dispatch:
+    CPU: flip01
+- func: lib::flip01_copy(Tensor self) -> Tensor
+  tags: view_copy
+  dispatch:
+    CPU: flip01_copy
+- func: lib::halves(Tensor(a) self) -> (Tensor(a), Tensor(a))
+  dispatch:
+    CPU: halves
+- func: lib::halves_copy(Tensor self) -> (Tensor, Tensor)
+  tags: view_copy
+  dispatch:
+    CPU: halves_copy
+)";
+  support::Diagnostics diags;
+  LoadOptions options;
+  options.defaultKernelNamespace = "";
+  const std::optional<Operators> ops = loadNativeFunctions("ops.yaml", kViews, {"view_copy"}, options, diags);
+  ASSERT_TRUE(ops) << diags.str();
+  const std::optional<Derivatives> views = loadDerivatives(
+      "derivatives.yaml", "- name: flip01(Tensor(a) self) -> Tensor(a)\n  self: grad.transpose(0, 1)\n"
+      "- name: flip01_copy(Tensor self) -> Tensor\n  self: grad.transpose(0, 1)\n", *ops, "lib", diags);
+  ASSERT_TRUE(views) << diags.str();
+  EXPECT_EQ(views->entries()[0].viewOf, "self");
+  EXPECT_EQ(views->entries()[1].viewOf, "");
+  EXPECT_FALSE(loadDerivatives("derivatives.yaml", "- name: halves(Tensor(a) self) -> (Tensor(a), Tensor(a))\n  self: grads[0]\n",
+                               *ops, "lib", diags));
+  ASSERT_FALSE(diags.all().empty());
+  EXPECT_EQ(diags.all().back().str(), "derivatives.yaml:1:9: error: in 'halves': view operators with several outputs or "
+                                      "a list of views are not supported yet: only one Tensor(a) return");
 }
 
 TEST(Derivatives, Identifiers) {
@@ -126,7 +252,7 @@ TEST(Derivatives, Errors) {
   EXPECT_EQ(errorOf("- name: mul2(Tensor self) -> Tensor\n  self: grad\n"),
             "derivatives.yaml:1:9: error: no operator of the library has the schema 'mul2(Tensor self) -> Tensor' (the "
             "library declares: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor; mul2_(Tensor(a!) self, Tensor "
-            "other) -> Tensor(a!))");
+            "other) -> Tensor(a!); mul2.out(Tensor self, Tensor other, *, int power=1, Tensor(a!) out) -> Tensor(a!))");
   EXPECT_EQ(errorOf("- name: other::split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n"),
             "derivatives.yaml:1:9: error: operator 'other::split2' is not in the library's namespace 'lib'");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  weight: grad_b\n"),
@@ -153,12 +279,49 @@ TEST(Derivatives, Errors) {
             "is not a differentiable input)");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
                     "  power: grad\n"),
-            "derivatives.yaml:4:3: error: in 'mul2': argument 'power' has type int: only tensors have gradients");
+            "derivatives.yaml:4:3: error: in 'mul2': argument 'power' has type int: only tensors (Tensor, Tensor?, "
+            "Tensor[]) have gradients");
+  EXPECT_EQ(errorOf("- name: pick(Tensor self, Tensor?[] indices) -> Tensor\n  self: grad\n  indices: grad\n"),
+            "derivatives.yaml:3:3: error: in 'pick': argument 'indices' has type Tensor?[]: gradients of lists of optional "
+            "tensors are not supported yet");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  self: grad_b\n"),
             "derivatives.yaml:3:3: error: duplicate key 'self'");
   EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
-                    "  result: self_t\n"),
-            "derivatives.yaml:4:3: error: in 'mul2_': forward formulas of in-place operators are not supported yet");
+                    "  result: auto_element_wise\n"),
+            "derivatives.yaml:4:11: error: in 'mul2_': auto_element_wise cannot be used for an in-place operator: write a "
+            "formula that modifies self_t in place (e.g. self_t.mul_(...))");
+  EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
+                    "  result: self_t.mul_(other_p).add_(self_p * other_t)\n"),
+            "derivatives.yaml:4:11: error: in 'mul2_': the forward formula uses self_p, the value of 'self' that the "
+            "operator modifies in place, which would give wrong tangents: write result for its value after the call (or "
+            "original_self_p for the one before)");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
+                    "  result: original_self_p * self_t\n"),
+            "derivatives.yaml:4:11: error: in 'mul2': the forward formula names 'original_self_p', which only the formulas "
+            "of in-place operators modifying 'self' have");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
+                    "  result: at::zeros_like(self_p)\n"),
+            "derivatives.yaml:4:11: error: in 'mul2': the forward formula uses no input's tangent (NAME_t): it would run "
+            "for no input (torchgen allows that only for an operator whose single differentiable input is a tensor list)");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  a: self_t\n"),
+            "derivatives.yaml:1:9: error: in 'split2': the forward formulas give no tangent for the differentiable "
+            "output(s) b: give every differentiable output a forward formula, or none");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  a, b: f(self_t)\n"
+                    "  b: self_t\n"),
+            "derivatives.yaml:4:3: error: in 'split2': return 'b' has two forward formulas");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  a, a: f(self_t)\n"),
+            "derivatives.yaml:3:3: error: in 'split2': return 'a' is named twice");
+  EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  output_differentiability: [True, False]\n"
+                    "  self: grad\n  result0: self_t\n  result1: self_t\n"),
+            "derivatives.yaml:5:3: error: in 'minmax': return 'result1' has a forward formula but is not differentiable "
+            "(output_differentiability)");
+  EXPECT_EQ(errorOf("- name: lib::mul2.out(Tensor self, Tensor other, *, int power=1, Tensor(a!) out) -> Tensor(a!)\n"
+                    "  self: grad\n"),
+            "derivatives.yaml:1:9: error: in 'mul2.out': an out= operator takes its autograd from its functional variant's "
+            "entry: write the formulas under 'name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor'");
+  EXPECT_EQ(errorOf("- name: stack2(Tensor[] tensors, int dim=0) -> Tensor\n  tensors: grad.unbind(dim)\n"
+                    "  result: auto_element_wise\n"),
+            "derivatives.yaml:3:11: error: in 'stack2': auto_element_wise needs a tensor input, and 'tensors' is a tensor list");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  output_differentiability: [yes, 2]\n"),
             "derivatives.yaml:3:35: error: in 'split2': output_differentiability: expected True or False, not an int");
   EXPECT_EQ(errorOf("- name: split2(Tensor self -> Tensor\n"),

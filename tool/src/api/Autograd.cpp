@@ -28,18 +28,38 @@ std::string_view valueType(BaseTy t) {
 
 std::string SavedValue::save(const std::string& expr) const { return support::fillSnippet(saveTemplate, {{"expr", expr}}); }
 
+std::vector<std::string> SavedValue::declarations() const {
+  std::vector<std::string> out{type + " " + member + ";"};
+  if (kind == Kind::TensorList) out.push_back("bool " + name + "_released_ = false;");
+  return out;
+}
+
+std::vector<std::string> SavedValue::releases() const {
+  switch (kind) {
+    case Kind::Tensor: return {member + ".reset_data();"};
+    case Kind::TensorList: return {member + ".clear();", name + "_released_ = true;"};
+    case Kind::Value: break;
+  }
+  return {};
+}
+
 support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch libtorch) {
-  SavedValue v{.name = a.name, .member = a.name + "_", .type = {}, .saveTemplate = "$expr$", .unpack = a.name + "_", .isTensor = false};
+  SavedValue v{.name = a.name, .member = a.name + "_", .type = {}, .saveTemplate = "$expr$", .unpack = a.name + "_"};
   const model::Type& t = a.type;
   auto unsupported = [&] {
     return support::makeError("argument '" + a.name + "' of type " + t.str() +
                               " is used by a formula, and graph nodes cannot keep that type yet");
   };
-  if (t.isBase(BaseTy::Tensor)) {
+  if (t.isBase(BaseTy::Tensor) || (t.isOptional() && t.elem().isBase(BaseTy::Tensor))) {
     v.type = kSavedVariable;
     v.saveTemplate = std::string(kSavedVariable) + "($expr$, false)";
     v.unpack = v.member + ".unpack()";
-    v.isTensor = true;
+    v.kind = SavedValue::Kind::Tensor;
+  } else if (t.isList() && t.elem().isBase(BaseTy::Tensor)) {
+    v.type = "std::vector<" + std::string(kSavedVariable) + ">";
+    v.saveTemplate = "torch::autograd::make_saved_variable_list($expr$)";
+    v.unpack = "opgen_unpack_list(" + v.member + ", " + a.name + "_released_)";
+    v.kind = SavedValue::Kind::TensorList;
   } else if (t.isBase()) {
     if (valueType(t.baseTy()).empty()) return unsupported();
     v.type = valueType(t.baseTy());
@@ -56,13 +76,13 @@ support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch l
   return v;
 }
 
-SavedValue savedReturn(const std::string& name, Libtorch libtorch) {
+SavedValue savedReturn(const std::string& name, Libtorch libtorch, bool inplace) {
   return SavedValue{.name = name,
                     .member = name + "_",
                     .type = std::string(kSavedVariable),
-                    .saveTemplate = std::string(kSavedVariable) + "($expr$, true)",
+                    .saveTemplate = std::string(kSavedVariable) + (inplace ? "($expr$, true, $expr$.is_view())" : "($expr$, true)"),
                     .unpack = name + "_.unpack(" + std::string(Spelling::of(libtorch).thisNode) + ")",
-                    .isTensor = true};
+                    .kind = SavedValue::Kind::Tensor};
 }
 
 }  // namespace opgen::api

@@ -106,6 +106,11 @@ std::vector<std::string> splitNames(std::string_view raw) {
   return names;
 }
 
+// The types an argument with a gradient may have (torchgen's is_differentiable, without Tensor?[]).
+bool isDifferentiableType(const Type& t) {
+  return t.isBase(BaseTy::Tensor) || ((t.isOptional() || t.isList()) && t.elem().isBase(BaseTy::Tensor));
+}
+
 bool contains(const std::vector<std::string>& xs, std::string_view x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
 
 // Reads one entry; reports its errors.
@@ -127,9 +132,11 @@ class EntryReader {
   const NativeFunction* findFunction(const YamlNode& nameNode);
   void readKey(const YamlNode& key, const YamlNode& value);
   void readOutputDifferentiability(const YamlNode& value);
+  void readView();
   void checkCoverage();
   void checkGradUsage();
   void expandForward();
+  void checkForwardOutputs();
   void computeSaved();
 
   const std::string& path_;
@@ -141,7 +148,8 @@ class EntryReader {
   std::string name_;  // the operator, for messages
   Derivative d_;
   std::vector<std::string> argNames_;
-  std::map<std::string, const YamlNode*> formulaNodes_;  // forward output -> its node (messages)
+  std::map<std::string, const YamlNode*> formulaNodes_;  // first forward output -> its formula's node (messages)
+  std::map<std::string, const YamlNode*> keyNodes_;      // first forward output -> its key's node
 };
 
 const NativeFunction* EntryReader::findFunction(const YamlNode& nameNode) {
@@ -213,10 +221,10 @@ void EntryReader::readKey(const YamlNode& key, const YamlNode& value) {
     }
     for (const std::string& n : names) {
       const Type& type = d_.argument(n).type;
-      if (!type.isBase(BaseTy::Tensor))
+      if (!isDifferentiableType(type))
         return error(key, "argument '" + n + "' has type " + type.str() + ": " +
-                              (type.isTensorLike() ? "gradients of optional tensors and tensor lists are not supported yet"
-                                                   : "only tensors have gradients"));
+                              (type.isTensorLike() ? "gradients of lists of optional tensors are not supported yet"
+                                                   : "only tensors (Tensor, Tensor?, Tensor[]) have gradients"));
       d_.differentiableInputs.push_back(n);
     }
     d_.backward.push_back({names, formula, loc(value)});
@@ -227,18 +235,46 @@ void EntryReader::readKey(const YamlNode& key, const YamlNode& value) {
     if (!contains(d_.returnNames, n))
       return error(key, "'" + n + "' is neither an argument nor a return of '" + name_ + "' (returns: " +
                             support::join(d_.returnNames, ", ") + ")");
-  if (names.size() != 1) return error(key, "a forward formula for several returns at once is not supported yet");
-  if (d_.isInplace()) return error(key, "forward formulas of in-place operators are not supported yet");
+  for (const ForwardFormula& other : d_.forward)
+    for (const std::string& n : names)
+      if (contains(other.outputs, n)) return error(key, "return '" + n + "' has two forward formulas");
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) != names.end())
+      return error(key, "return '" + names[i] + "' is named twice");
   formulaNodes_[names.front()] = &value;
-  d_.forward.push_back({names.front(), formula, {}, {}, loc(value)});
+  keyNodes_[names.front()] = &key;
+  ForwardFormula fw;
+  fw.outputs = names;
+  fw.formula = formula;
+  fw.loc = loc(value);
+  d_.forward.push_back(std::move(fw));
+}
+
+// torchgen's view operators: a return aliasing an argument without writing it.
+void EntryReader::readView() {
+  const FunctionSchema& func = d_.function->func;
+  const std::vector<std::optional<std::string>> aliased = func.aliasedReturnNames();
+  for (std::size_t i = 0; i < func.returns.size(); ++i) {
+    const Return& r = func.returns[i];
+    if (!r.annotation || r.annotation->isWrite || !aliased[i]) continue;
+    if (func.returns.size() != 1 || !r.type.isBase(BaseTy::Tensor))
+      return error(entry_["name"], "view operators with several outputs or a list of views are not supported yet: only "
+                                   "one Tensor(a) return");
+    d_.viewOf = *aliased[i];
+  }
 }
 
 void EntryReader::checkCoverage() {
   for (const std::string& n : argNames_) {
     const Argument& a = d_.argument(n);
-    if (!a.type.isBase(BaseTy::Tensor) || contains(d_.differentiableInputs, n) || contains(d_.nonDifferentiable, n)) continue;
-    error(entry_["name"], "tensor argument '" + n + "' has no formula: give one, not_implemented(\"" + name_ +
-                              "\") or non_differentiable");
+    if (!a.type.isTensorLike() || contains(d_.differentiableInputs, n) || contains(d_.nonDifferentiable, n)) continue;
+    if (a.type.isBase(BaseTy::Tensor)) {
+      error(entry_["name"], "tensor argument '" + n + "' has no formula: give one, not_implemented(\"" + name_ +
+                                "\") or non_differentiable");
+    } else {
+      // torchgen's rule for the other tensor-like arguments: refused at run time when they require grad.
+      d_.checkedNoGrad.push_back(n);
+    }
   }
 }
 
@@ -285,27 +321,48 @@ void EntryReader::checkGradUsage() {
 // formula needs, and the base name of a differentiable input (ambiguous) refused.
 void EntryReader::expandForward() {
   for (ForwardFormula& fw : d_.forward) {
-    const YamlNode& node = *formulaNodes_[fw.output];
+    const YamlNode& node = *formulaNodes_[fw.outputs.front()];
     if (fw.formula == kAutoElementWise) {
-      if (d_.differentiableInputs.size() != 1 || d_.forward.size() != 1 || d_.backward.size() != 1)
+      if (d_.isInplace())
+        return error(node, "auto_element_wise cannot be used for an in-place operator: write a formula that modifies "
+                           "self_t in place (e.g. self_t.mul_(...))");
+      if (d_.differentiableInputs.size() != 1 || d_.forward.size() != 1 || fw.outputs.size() != 1 || d_.backward.size() != 1)
         return error(node, "auto_element_wise needs a single differentiable input with its backward formula and a "
                            "single forward formula");
       const std::string& input = d_.differentiableInputs.front();
+      if (d_.argument(input).type.isList())
+        return error(node, "auto_element_wise needs a tensor input, and '" + input + "' is a tensor list");
       std::string f = replaceIdentifier(d_.backward.front().formula, "grad", input + "_t.conj()");
       f = replaceIdentifier(f, input, input + "_p");
       fw.formula = "(" + f + ").conj()";
     } else if (fw.formula == kAutoLinear) {
-      if (d_.forward.size() != 1 || d_.differentiableInputs.empty())
-        return error(node, "auto_linear needs a single forward formula and a differentiable input");
+      if (d_.forward.size() != 1 || fw.outputs.size() != 1 || d_.differentiableInputs.empty())
+        return error(node, "auto_linear needs a single forward formula of a single output and a differentiable input");
       std::vector<std::string> args;
       for (const std::string& n : argNames_) args.push_back(contains(d_.differentiableInputs, n) ? n + "_t" : n);
+      // For an in-place operator, the operator itself applied to self_t: the tangent is modified in place.
       fw.formula = ns_ + "::_ops::" + d_.function->func.name.unambiguousName() + "::call(" + support::join(args, ", ") + ")";
+    }
+    if (d_.isInplace()) {
+      // torchgen's rules for an in-place operator's own formula: SELF_p would be the modified value
+      // taken for the original one; `result` is the value after the call.
+      const std::string self = d_.function->func.arguments.mutableArgNames().front();
+      if (usesIdentifier(fw.formula, self + "_p"))
+        return error(node, "the forward formula uses " + self + "_p, the value of '" + self + "' that the operator "
+                               "modifies in place, which would give wrong tangents: write result for its value after the "
+                               "call (or original_self_p for the one before)");
+      fw.formula = replaceIdentifier(fw.formula, "result", self + "_p");
     }
     for (const std::string& n : argNames_) {
       const bool differentiable = contains(d_.differentiableInputs, n);
-      if (differentiable && usesIdentifier(fw.formula, n))
-        return error(node, "the forward formula uses '" + n + "', which is ambiguous: write " + n + "_p for its value and " +
-                               n + "_t for its tangent");
+      const bool list = d_.argument(n).type.isList();
+      if (differentiable && usesIdentifier(fw.formula, n)) {
+        // torchgen's rule: a formula handles a tensor list itself (its tangents are the tensors').
+        if (!list)
+          return error(node, "the forward formula uses '" + n + "', which is ambiguous: write " + n + "_p for its value and " +
+                                 n + "_t for its tangent");
+        fw.listInputs.push_back(n);
+      }
       for (std::string_view suffix : {"_t", "_p"}) {
         if (!usesIdentifier(fw.formula, n + std::string(suffix))) continue;
         if (!differentiable)
@@ -314,7 +371,41 @@ void EntryReader::expandForward() {
         (suffix == "_t" ? fw.tangentInputs : fw.primalInputs).push_back(n);
       }
     }
+    for (std::string_view name : {"original_self_p", "original_self_t"}) {
+      if (!usesIdentifier(fw.formula, name)) continue;
+      if (!d_.isInplace() || !contains(argNames_, "self"))
+        return error(node, "the forward formula names '" + std::string(name) +
+                               "', which only the formulas of in-place operators modifying 'self' have");
+      fw.usesOriginalSelf = true;
+    }
+    const bool anyTangent = std::any_of(fw.tangentInputs.begin(), fw.tangentInputs.end(), [&](const std::string& n) {
+      return !d_.argument(n).type.isList();
+    });
+    const bool onlyAList = d_.differentiableInputs.size() == 1 && d_.argument(d_.differentiableInputs.front()).type.isList();
+    if (!anyTangent && fw.listInputs.empty() && fw.tangentInputs.empty() && !onlyAList)
+      return error(node, "the forward formula uses no input's tangent (NAME_t): it would run for no input (torchgen "
+                         "allows that only for an operator whose single differentiable input is a tensor list)");
   }
+  checkForwardOutputs();
+}
+
+// torchgen's rule: with forward formulas, every differentiable output has exactly one.
+void EntryReader::checkForwardOutputs() {
+  if (d_.forward.empty()) return;
+  for (const ForwardFormula& fw : d_.forward)
+    for (const std::string& name : fw.outputs)
+      if (!d_.outputDifferentiability[d_.returnIndex(name)])
+        return error(*keyNodes_[fw.outputs.front()],
+                     "return '" + name + "' has a forward formula but is not differentiable (output_differentiability)");
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < d_.returnNames.size(); ++i) {
+    const std::string& name = d_.returnNames[i];
+    const bool given = std::any_of(d_.forward.begin(), d_.forward.end(), [&](const ForwardFormula& fw) { return contains(fw.outputs, name); });
+    if (!given && d_.outputDifferentiability[i]) missing.push_back(name);
+  }
+  if (!missing.empty())
+    error(entry_["name"], "the forward formulas give no tangent for the differentiable output(s) " + support::join(missing, ", ") +
+                              ": give every differentiable output a forward formula, or none");
 }
 
 void EntryReader::computeSaved() {
@@ -355,7 +446,16 @@ std::optional<Derivative> EntryReader::read() {
   name_ = func.name.str();
   d_.loc = loc(entry_);
   if (func.isOutFn()) {
-    error(nameNode, "formulas for out= operators are not supported yet");
+    // torchgen reads such an entry as its functional variant's: say so rather than guess.
+    const FunctionSchema core = func.signature({.stripDefault = true});
+    std::string functional;
+    for (const NativeFunction* f : ops_.functions())
+      if (f->func.kind() == SchemaKind::Functional && f->func.signature({.stripDefault = true}) == core) functional = f->schemaString;
+    error(nameNode, functional.empty()
+                        ? "an out= operator takes its autograd from its functional variant's entry, and it has none: "
+                          "formulas for an out= operator alone are not supported"
+                        : "an out= operator takes its autograd from its functional variant's entry: write the formulas "
+                          "under 'name: " + functional + "'");
     return std::nullopt;
   }
   if (d_.function->hasCompositeImplicitAutogradKernel) {
@@ -373,6 +473,7 @@ std::optional<Derivative> EntryReader::read() {
   for (std::string_view reserved : {std::string_view("result"), kGradInputMask})
     if (contains(argNames_, reserved))
       error(nameNode, "an argument is named '" + std::string(reserved) + "', a name formulas reserve: rename it in the ops.yaml");
+  readView();
   d_.returnNames = returnNamesOf(func);
   d_.outputDifferentiability.assign(func.returns.size(), true);
   for (const auto& [key, value] : entry_.entries())
@@ -384,6 +485,58 @@ std::optional<Derivative> EntryReader::read() {
   computeSaved();
   if (!ok_) return std::nullopt;
   return std::move(d_);
+}
+
+// The out= overloads that share f's signature (torchgen's match_differentiability_info) and reach an
+// Autograd kernel (a CompositeImplicitAutograd one is differentiated through its kernel).
+std::vector<const NativeFunction*> outVariantsOf(const NativeFunction& f, const Operators& ops) {
+  std::vector<const NativeFunction*> out;
+  const FunctionSchema core = f.func.signature({.stripDefault = true});
+  for (const NativeFunction* g : ops.functions())
+    if (g->func.kind() == SchemaKind::Out && !g->hasCompositeImplicitAutogradKernel &&
+        g->func.signature({.stripDefault = true}) == core)
+      out.push_back(g);
+  return out;
+}
+
+// torchgen's rewrite of a functional operator's forward formula for its in-place overload: self's
+// value and tangent before the call are original_self_p / original_self_t, the output's value is
+// self_p (after the call), and the tangent of self is updated in place when it exists.
+ForwardFormula inplaceForward(const ForwardFormula& functional, const std::string& result) {
+  ForwardFormula fw = functional;
+  std::string f = functional.formula;
+  if (usesIdentifier(f, "self_p")) {
+    f = replaceIdentifier(replaceIdentifier(f, "self_p", "original_self_p"), "self_t", "original_self_t");
+    fw.usesOriginalSelf = true;
+    fw.primalInputs.erase(std::remove(fw.primalInputs.begin(), fw.primalInputs.end(), "self"), fw.primalInputs.end());
+  }
+  if (usesIdentifier(f, result)) {
+    f = replaceIdentifier(f, result, "self_p");
+    if (std::find(fw.primalInputs.begin(), fw.primalInputs.end(), "self") == fw.primalInputs.end())
+      fw.primalInputs.insert(fw.primalInputs.begin(), "self");
+  }
+  fw.formula = "self_t_raw.defined() ? self_t_raw.copy_(" + f + ") : " + f;
+  fw.outputs = {"result"};
+  return fw;
+}
+
+// The in-place overloads that share f's signature, have no entry of their own and reach an Autograd
+// kernel; only for an operator whose first argument is `self` (torchgen's in-place rules name it).
+std::vector<InplaceVariant> inplaceVariantsOf(const Derivative& d, const Operators& ops, const std::vector<Derivative>& entries) {
+  std::vector<InplaceVariant> out;
+  const FunctionSchema& func = d.function->func;
+  if (func.returns.size() != 1 || !func.arguments.selfArg) return out;
+  const FunctionSchema core = func.signature({.stripDefault = true});
+  for (const NativeFunction* g : ops.functions()) {
+    if (g->func.kind() != SchemaKind::Inplace || g->hasCompositeImplicitAutogradKernel ||
+        g->func.signature({.stripDefault = true}) != core)
+      continue;
+    if (std::any_of(entries.begin(), entries.end(), [&](const Derivative& e) { return e.function == g; })) continue;
+    InplaceVariant v{g, {}};
+    for (const ForwardFormula& fw : d.forward) v.forward.push_back(inplaceForward(fw, d.returnNames.front()));
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 }  // namespace
@@ -445,10 +598,14 @@ std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_
     if (!d->differentiableInputs.empty()) {
       const std::string prefix = nodePrefix(d->function->func.name.name.str());
       d->nodeName = prefix + std::to_string(counters[prefix]++);
+      if (d->function->func.kind() == SchemaKind::Functional) d->outVariants = outVariantsOf(*d->function, ops);
     }
     entries.push_back(std::move(*d));
   }
   if (diags.errorCount() != errorsBefore) return std::nullopt;
+  for (Derivative& d : entries)
+    if (!d.nodeName.empty() && d.function->func.kind() == SchemaKind::Functional)
+      d.inplaceVariants = inplaceVariantsOf(d, ops, entries);
   return Derivatives(std::move(entries));
 }
 

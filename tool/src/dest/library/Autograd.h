@@ -5,9 +5,14 @@
 //     release_variables(), name() as grad_fn shows it ("ScaleAddBackward0");
 //   - an Autograd kernel: records the node when an input requires grad, runs the operator below
 //     autograd (the dispatcher's redispatch), sets the outputs' history, computes forward-mode
-//     tangents where a forward formula is given; in-place operators check that a leaf requiring grad
-//     is not modified and rebase the history;
-//   - for in-place operators an ADInplaceOrView kernel that bumps the version counter.
+//     tangents where a forward formula is given (and refuses tangents without one); in-place operators
+//     check that a leaf requiring grad is not modified and rebase the history;
+//   - for in-place operators an ADInplaceOrView kernel that bumps the version counter; for a view
+//     operator one that makes the output a view of its base (as_view);
+//   - for its in-place overloads without an entry of their own, Autograd kernels recording the same
+//     node (torchgen's reuse of the functional formulas);
+//   - for the operator's out= overloads an Autograd kernel that refuses arguments requiring grad
+//     (out= functions are not differentiable) and an ADInplaceOrView kernel bumping the out version.
 // Operators without formulas get none of this (as without derivatives.yaml).
 #pragma once
 

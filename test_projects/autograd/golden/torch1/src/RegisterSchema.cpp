@@ -7,8 +7,10 @@
 TORCH_LIBRARY(diffops, m) {
   m.def("mul_add(Tensor self, Tensor other, Tensor bias) -> Tensor");
   m.def("cube(Tensor self) -> Tensor");
+  m.def("cube_(Tensor(a!) self) -> Tensor(a!)");
   m.def("cube_backward(Tensor grad, Tensor self) -> Tensor");
   m.def("exp2x(Tensor self) -> Tensor");
+  m.def("exp2x_(Tensor(a!) self) -> Tensor(a!)");
   m.def("scale(Tensor self, float factor) -> Tensor");
   m.def("scale_(Tensor(a!) self, float factor) -> Tensor(a!)");
   m.def("mul_by_(Tensor(a!) self, Tensor other) -> Tensor(a!)");
@@ -20,6 +22,15 @@ TORCH_LIBRARY(diffops, m) {
   m.def("sign_log(Tensor self) -> Tensor");
   m.def("square_wrong(Tensor self) -> Tensor");
   m.def("plain(Tensor self) -> Tensor");
+  m.def("mul_maybe(Tensor self, Tensor? weight) -> Tensor");
+  m.def("stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor");
+  m.def("sincos(Tensor self) -> (Tensor sine, Tensor cosine)");
+  m.def("mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("masked_scale(Tensor self, Tensor? mask) -> Tensor");
+  m.def("swap01(Tensor(a) self) -> Tensor(a)");
+  m.def("swap01_copy(Tensor self) -> Tensor");
+  m.def("weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor");
+  m.def("weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)");
 }
 
 // Linking the library references opgen_link_diffops (see add_operator_library), which references every

@@ -37,6 +37,20 @@ at::Tensor cube::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor
   return cube_handle().redispatch(dispatchKeySet, self);
 }
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+static const c10::TypedOperatorHandle<cube_::schema>& cube__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(cube_::name, cube_::overload_name)
+      .typed<cube_::schema>();
+  return handle;
+}
+at::Tensor & cube_::call(at::Tensor & self) {
+  return cube__handle().call(self);
+}
+at::Tensor & cube_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  return cube__handle().redispatch(dispatchKeySet, self);
+}
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 static const c10::TypedOperatorHandle<cube_backward::schema>& cube_backward_handle() {
   static const auto handle = c10::Dispatcher::singleton()
@@ -63,6 +77,20 @@ at::Tensor exp2x::call(const at::Tensor & self) {
 }
 at::Tensor exp2x::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   return exp2x_handle().redispatch(dispatchKeySet, self);
+}
+
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+static const c10::TypedOperatorHandle<exp2x_::schema>& exp2x__handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(exp2x_::name, exp2x_::overload_name)
+      .typed<exp2x_::schema>();
+  return handle;
+}
+at::Tensor & exp2x_::call(at::Tensor & self) {
+  return exp2x__handle().call(self);
+}
+at::Tensor & exp2x_::redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  return exp2x__handle().redispatch(dispatchKeySet, self);
 }
 
 // scale(Tensor self, float factor) -> Tensor
@@ -217,6 +245,132 @@ at::Tensor plain::call(const at::Tensor & self) {
 }
 at::Tensor plain::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   return plain_handle().redispatch(dispatchKeySet, self);
+}
+
+// mul_maybe(Tensor self, Tensor? weight) -> Tensor
+static const c10::TypedOperatorHandle<mul_maybe::schema>& mul_maybe_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(mul_maybe::name, mul_maybe::overload_name)
+      .typed<mul_maybe::schema>();
+  return handle;
+}
+at::Tensor mul_maybe::call(const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  return mul_maybe_handle().call(self, weight);
+}
+at::Tensor mul_maybe::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  return mul_maybe_handle().redispatch(dispatchKeySet, self, weight);
+}
+
+// stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor
+static const c10::TypedOperatorHandle<stack_scaled::schema>& stack_scaled_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(stack_scaled::name, stack_scaled::overload_name)
+      .typed<stack_scaled::schema>();
+  return handle;
+}
+at::Tensor stack_scaled::call(at::TensorList tensors, const at::Tensor & scale) {
+  return stack_scaled_handle().call(tensors, scale);
+}
+at::Tensor stack_scaled::redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & scale) {
+  return stack_scaled_handle().redispatch(dispatchKeySet, tensors, scale);
+}
+
+// sincos(Tensor self) -> (Tensor sine, Tensor cosine)
+static const c10::TypedOperatorHandle<sincos::schema>& sincos_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(sincos::name, sincos::overload_name)
+      .typed<sincos::schema>();
+  return handle;
+}
+::std::tuple<at::Tensor,at::Tensor> sincos::call(const at::Tensor & self) {
+  return sincos_handle().call(self);
+}
+::std::tuple<at::Tensor,at::Tensor> sincos::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return sincos_handle().redispatch(dispatchKeySet, self);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+static const c10::TypedOperatorHandle<mul_add_out::schema>& mul_add_out_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(mul_add_out::name, mul_add_out::overload_name)
+      .typed<mul_add_out::schema>();
+  return handle;
+}
+at::Tensor & mul_add_out::call(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return mul_add_out_handle().call(self, other, bias, out);
+}
+at::Tensor & mul_add_out::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return mul_add_out_handle().redispatch(dispatchKeySet, self, other, bias, out);
+}
+
+// masked_scale(Tensor self, Tensor? mask) -> Tensor
+static const c10::TypedOperatorHandle<masked_scale::schema>& masked_scale_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(masked_scale::name, masked_scale::overload_name)
+      .typed<masked_scale::schema>();
+  return handle;
+}
+at::Tensor masked_scale::call(const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  return masked_scale_handle().call(self, mask);
+}
+at::Tensor masked_scale::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  return masked_scale_handle().redispatch(dispatchKeySet, self, mask);
+}
+
+// swap01(Tensor(a) self) -> Tensor(a)
+static const c10::TypedOperatorHandle<swap01::schema>& swap01_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(swap01::name, swap01::overload_name)
+      .typed<swap01::schema>();
+  return handle;
+}
+at::Tensor swap01::call(const at::Tensor & self) {
+  return swap01_handle().call(self);
+}
+at::Tensor swap01::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return swap01_handle().redispatch(dispatchKeySet, self);
+}
+
+// swap01_copy(Tensor self) -> Tensor
+static const c10::TypedOperatorHandle<swap01_copy::schema>& swap01_copy_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(swap01_copy::name, swap01_copy::overload_name)
+      .typed<swap01_copy::schema>();
+  return handle;
+}
+at::Tensor swap01_copy::call(const at::Tensor & self) {
+  return swap01_copy_handle().call(self);
+}
+at::Tensor swap01_copy::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return swap01_copy_handle().redispatch(dispatchKeySet, self);
+}
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+static const c10::TypedOperatorHandle<weighted_sum::schema>& weighted_sum_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(weighted_sum::name, weighted_sum::overload_name)
+      .typed<weighted_sum::schema>();
+  return handle;
+}
+at::Tensor weighted_sum::call(at::TensorList tensors, const at::Tensor & weights) {
+  return weighted_sum_handle().call(tensors, weights);
+}
+at::Tensor weighted_sum::redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights) {
+  return weighted_sum_handle().redispatch(dispatchKeySet, tensors, weights);
+}
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+static const c10::TypedOperatorHandle<weighted_sum_backward::schema>& weighted_sum_backward_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(weighted_sum_backward::name, weighted_sum_backward::overload_name)
+      .typed<weighted_sum_backward::schema>();
+  return handle;
+}
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward::call(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return weighted_sum_backward_handle().call(grad, tensors, weights, output_mask);
+}
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return weighted_sum_backward_handle().redispatch(dispatchKeySet, grad, tensors, weights, output_mask);
 }
 } // namespace _ops
 } // namespace diffops

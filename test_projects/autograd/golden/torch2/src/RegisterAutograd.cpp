@@ -2,14 +2,19 @@
 //
 // The autograd of namespace diffops, from its derivatives.yaml: a graph node per operator with
 // formulas (what grad_fn shows; apply() evaluates the backward formulas) and the Autograd kernels that
-// record them, below which the operators run as without autograd. In-place operators also get an
-// ADInplaceOrView kernel that bumps the version counter of what they modify.
+// record them, below which the operators run as without autograd. In-place and out= operators also get
+// an ADInplaceOrView kernel that bumps the version counter of what they modify; out= operators are not
+// differentiable (their Autograd kernel refuses arguments that require grad, as PyTorch's); the
+// ADInplaceOrView kernel of a view operator makes its output a view of its base.
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/VariableTypeUtils.h>
@@ -37,15 +42,85 @@ namespace {
   return std::any_of(grads.begin(), grads.end(), [](const at::Tensor& g) { return g.defined(); });
 }
 
-// Forward mode (level 0): whether a tensor has a tangent, its tangent (zeros when it has none) and
-// its primal value (NAME_t and NAME_p in forward formulas).
+// A Tensor? argument as a tensor, undefined when absent.
+[[maybe_unused]] const at::Tensor& opgen_tensor(const at::Tensor& t) { return t; }
+template <class OptionalTensor>
+at::Tensor opgen_tensor(const OptionalTensor& t) { return t.has_value() ? *t : at::Tensor(); }
+
+// A saved tensor list, unless the node released it (then backward runs a second time: an error).
+[[maybe_unused]] std::vector<at::Tensor> opgen_unpack_list(const std::vector<torch::autograd::SavedVariable>& saved, bool released) {
+  TORCH_CHECK(!released, torch::autograd::ERR_BACKWARD_TWICE);
+  std::vector<at::Tensor> out;
+  out.reserve(saved.size());
+  for (const torch::autograd::SavedVariable& v : saved) out.push_back(v.unpack());
+  return out;
+}
+
+// The gradient of a tensor input, or the gradients of a tensor list input, in its place among the
+// node's gradients.
+[[maybe_unused]] void opgen_copy_range(torch::autograd::variable_list& out, torch::autograd::IndexRange range, const at::Tensor& grad) {
+  out[range.first] = grad;
+}
+[[maybe_unused]] void opgen_copy_range(torch::autograd::variable_list& out, torch::autograd::IndexRange range,
+                                       const std::vector<at::Tensor>& grads) {
+  TORCH_CHECK(grads.size() == range.second - range.first, "a formula gave ", grads.size(),
+              " gradients for a list of ", range.second - range.first, " tensors");
+  std::copy(grads.begin(), grads.end(), out.begin() + static_cast<std::ptrdiff_t>(range.first));
+}
+
+// Forward mode (level 0): whether a tensor (or a tensor of a list) has a tangent, its tangent (zeros
+// when it has none, undefined for an undefined tensor) and its primal value (NAME_t and NAME_p in
+// forward formulas); the tangent of an output, when the formula gave one.
 [[maybe_unused]] bool opgen_has_tangent(const at::Tensor& t) { return t.defined() && t._fw_grad(/*level=*/0).defined(); }
+[[maybe_unused]] bool opgen_has_tangent(at::TensorList ts) {
+  return std::any_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return opgen_has_tangent(t); });
+}
 [[maybe_unused]] at::Tensor opgen_tangent(const at::Tensor& t) {
+  if (!t.defined()) return t;
   const at::Tensor& tangent = t._fw_grad(/*level=*/0);
   return tangent.defined() ? tangent : at::zeros_like(t);
 }
-[[maybe_unused]] at::Tensor opgen_primal(const at::Tensor& t) { return t._fw_primal(/*level=*/0); }
+[[maybe_unused]] std::vector<at::Tensor> opgen_tangent(at::TensorList ts) {
+  std::vector<at::Tensor> out;
+  for (const at::Tensor& t : ts) out.push_back(opgen_tangent(t));
+  return out;
+}
+[[maybe_unused]] at::Tensor opgen_primal(const at::Tensor& t) { return t.defined() ? t._fw_primal(/*level=*/0) : t; }
+[[maybe_unused]] std::vector<at::Tensor> opgen_primal(at::TensorList ts) {
+  std::vector<at::Tensor> out;
+  for (const at::Tensor& t : ts) out.push_back(opgen_primal(t));
+  return out;
+}
+[[maybe_unused]] void opgen_set_tangent(const at::Tensor& output, const at::Tensor& tangent, bool is_inplace_op) {
+  if (output.defined() && tangent.defined()) output._set_fw_grad(tangent, /*level=*/0, is_inplace_op);
+}
 
+// A view operator's replay on another base, for as_view (when as_strided cannot recreate the view).
+struct OpgenViewFunc : public torch::autograd::ViewFunc {
+  explicit OpgenViewFunc(std::function<at::Tensor(const at::Tensor&)> replay) : replay_(std::move(replay)) {}
+  at::Tensor operator()(const at::Tensor& base) const override { return replay_(base); }
+  std::unique_ptr<torch::autograd::ViewFunc> clone_and_set(
+      std::optional<std::vector<c10::SymInt>> = std::nullopt,
+      std::optional<std::vector<at::Tensor>> = std::nullopt) const override {
+    return std::make_unique<OpgenViewFunc>(replay_);
+  }
+  std::function<at::Tensor(const at::Tensor&)> replay_;
+};
+
+// The output of a view operator as a view of its base for autograd (what torchgen's ADInplaceOrView
+// kernels do).
+[[maybe_unused]] at::Tensor opgen_as_view(const at::Tensor& base, const at::Tensor& output,
+                                          std::function<at::Tensor(const at::Tensor&)> replay) {
+  std::unique_ptr<torch::autograd::ViewFunc> func;
+  if (!base.unsafeGetTensorImpl()->support_as_strided() || base.unsafeGetTensorImpl()->is_python_dispatch() ||
+      c10::AutogradState::get_tls_state().get_view_replay_enabled())
+    func = std::make_unique<OpgenViewFunc>(std::move(replay));
+  const auto creation_meta = c10::InferenceMode::is_enabled() ? torch::autograd::CreationMeta::INFERENCE_MODE
+                             : at::GradMode::is_enabled()    ? torch::autograd::CreationMeta::DEFAULT
+                                                             : torch::autograd::CreationMeta::NO_GRAD_MODE;
+  return torch::autograd::as_view(base, output, /*is_bw_differentiable=*/true, /*is_fw_differentiable=*/true,
+                                  std::move(func), /*rev_view_func=*/nullptr, creation_meta);
+}
 
 struct MulAddBackward0 : public torch::autograd::TraceableFunction {
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
@@ -111,6 +186,28 @@ struct Exp2XBackward0 : public torch::autograd::TraceableFunction {
 };
 
 torch::autograd::variable_list Exp2XBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto result = result_.unpack(getptr());
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (2 * grad * result) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct Exp2XBackward1 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "Exp2XBackward1"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_.reset_data();
+  }
+  torch::autograd::SavedVariable result_;
+};
+
+torch::autograd::variable_list Exp2XBackward1::apply(torch::autograd::variable_list&& grads) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto result = result_.unpack(getptr());
   const auto& grad = grads[0];
@@ -337,8 +434,172 @@ torch::autograd::variable_list SquareWrongBackward0::apply(torch::autograd::vari
   return grad_inputs;
 }
 
+struct MulMaybeBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "MulMaybeBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    self_.reset_data();
+    weight_.reset_data();
+  }
+  torch::autograd::SavedVariable self_;
+  torch::autograd::SavedVariable weight_;
+};
+
+torch::autograd::variable_list MulMaybeBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto self = self_.unpack();
+  auto weight = weight_.unpack();
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(2);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (weight.defined() ? grad * weight : grad) : at::Tensor();
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = any_grad_defined ? (grad * self) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct StackScaledBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "StackScaledBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tensors_.clear();
+    tensors_released_ = true;
+    scale_.reset_data();
+  }
+  std::vector<torch::autograd::SavedVariable> tensors_;
+  bool tensors_released_ = false;
+  torch::autograd::SavedVariable scale_;
+  std::size_t tensors_size_ = 0;
+};
+
+torch::autograd::variable_list StackScaledBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto tensors = opgen_unpack_list(tensors_, tensors_released_);
+  auto scale = scale_.unpack();
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  const torch::autograd::IndexRange tensors_ix{0, tensors_size_};
+  const torch::autograd::IndexRange scale_ix{tensors_ix.second, tensors_ix.second + 1};
+  torch::autograd::variable_list grad_inputs(scale_ix.second);
+  if (should_compute_output({tensors_ix})) {
+    opgen_copy_range(grad_inputs, tensors_ix, grad.defined() ? (grad * scale).unbind(0) : std::vector<at::Tensor>(tensors.size()));
+  }
+  if (should_compute_output({scale_ix})) {
+    opgen_copy_range(grad_inputs, scale_ix, any_grad_defined ? ((grad * at::stack(tensors)).sum(0)) : at::Tensor());
+  }
+  return grad_inputs;
+}
+
+struct SincosBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "SincosBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    self_.reset_data();
+    sine_.reset_data();
+    cosine_.reset_data();
+  }
+  torch::autograd::SavedVariable self_;
+  torch::autograd::SavedVariable sine_;
+  torch::autograd::SavedVariable cosine_;
+};
+
+torch::autograd::variable_list SincosBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto self = self_.unpack();
+  auto sine = sine_.unpack(getptr());
+  auto cosine = cosine_.unpack(getptr());
+  const auto& grad_sine = grads[0];
+  const auto& grad_cosine = grads[1];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? ((grad_sine.defined() ? grad_sine * cosine : at::zeros_like(self)) - (grad_cosine.defined() ? grad_cosine * sine : at::zeros_like(self))) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct MaskedScaleBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "MaskedScaleBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    mask_.reset_data();
+  }
+  torch::autograd::SavedVariable mask_;
+};
+
+torch::autograd::variable_list MaskedScaleBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto mask = mask_.unpack();
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (mask.defined() ? grad * mask : grad) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct Swap01Backward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "Swap01Backward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+  }
+};
+
+torch::autograd::variable_list Swap01Backward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad.transpose(0, 1)) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct WeightedSumBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "WeightedSumBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tensors_.clear();
+    tensors_released_ = true;
+    weights_.reset_data();
+  }
+  std::vector<torch::autograd::SavedVariable> tensors_;
+  bool tensors_released_ = false;
+  torch::autograd::SavedVariable weights_;
+  std::size_t tensors_size_ = 0;
+};
+
+torch::autograd::variable_list WeightedSumBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto tensors = opgen_unpack_list(tensors_, tensors_released_);
+  auto weights = weights_.unpack();
+  const auto& grad = grads[0];
+  const torch::autograd::IndexRange tensors_ix{0, tensors_size_};
+  const torch::autograd::IndexRange weights_ix{tensors_ix.second, tensors_ix.second + 1};
+  torch::autograd::variable_list grad_inputs(weights_ix.second);
+  if (should_compute_output({tensors_ix}) || should_compute_output({weights_ix})) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output({tensors_ix}), should_compute_output({weights_ix})};
+    auto grad_result = diffops::weighted_sum_backward(grad, tensors, weights, grad_input_mask);
+    if (should_compute_output({tensors_ix})) opgen_copy_range(grad_inputs, tensors_ix, std::get<0>(grad_result));
+    if (should_compute_output({weights_ix})) opgen_copy_range(grad_inputs, weights_ix, std::get<1>(grad_result));
+  }
+  return grad_inputs;
+}
+
 at::Tensor mul_add_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, other, bias);
+  const bool _any_has_tangent_result = opgen_has_tangent(self) || opgen_has_tangent(other) || opgen_has_tangent(bias);
   c10::intrusive_ptr<MulAddBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<MulAddBackward0>();
@@ -354,19 +615,45 @@ at::Tensor mul_add_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
-  if (opgen_has_tangent(self) || opgen_has_tangent(other) || opgen_has_tangent(bias)) {
+  if (_any_has_tangent_result) {
     auto self_t = opgen_tangent(self);
     auto other_t = opgen_tangent(other);
     auto bias_t = opgen_tangent(bias);
     auto self_p = opgen_primal(self);
     auto other_p = opgen_primal(other);
-    result._set_fw_grad(self_t * other_p + self_p * other_t + bias_t, /*level=*/0, /*is_inplace_op=*/false);
+    auto _tangent = self_t * other_p + self_p * other_t + bias_t;
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
   }
   return _result;
 }
 
+at::Tensor & mul_add_out_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  if (torch::autograd::compute_requires_grad(self, other, bias)) {
+    torch::autograd::throw_error_out_requires_grad("mul_add");
+  }
+  if (torch::autograd::compute_requires_grad(out)) {
+    torch::autograd::throw_error_out_requires_grad("mul_add");
+  }
+  {
+    at::AutoDispatchBelowAutograd guard;
+    diffops::_ops::mul_add_out::redispatch(dispatchKeySet & c10::after_autograd_keyset, self, other, bias, out);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self) || opgen_has_tangent(other) || opgen_has_tangent(bias)), "Trying to use forward AD with mul_add_out that does not support it because it is an out= function");
+  return out;
+}
+
+at::Tensor & mul_add_out_ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::mul_add_out::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self, other, bias, out);
+  }
+  torch::autograd::increment_version(out);
+  return out;
+}
+
 at::Tensor cube_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
   c10::intrusive_ptr<CubeBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<CubeBackward0>();
@@ -381,16 +668,56 @@ at::Tensor cube_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & 
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
-  if (opgen_has_tangent(self)) {
+  if (_any_has_tangent_result) {
     auto self_t = opgen_tangent(self);
     auto self_p = opgen_primal(self);
-    result._set_fw_grad((diffops::cube_backward(self_t.conj(), self_p)).conj(), /*level=*/0, /*is_inplace_op=*/false);
+    auto _tangent = (diffops::cube_backward(self_t.conj(), self_p)).conj();
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
   }
   return _result;
 }
 
+at::Tensor & cube__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  at::Tensor original_self;
+  if (_any_has_tangent_result) original_self = self.clone();
+  c10::intrusive_ptr<CubeBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<CubeBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+    _grad_fn->self_ = torch::autograd::SavedVariable(self.clone(), false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::cube_::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  if (_grad_fn) {
+    torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t_raw = self._fw_grad(/*level=*/0);
+    auto original_self_t = opgen_tangent(original_self);
+    auto original_self_p = opgen_primal(original_self);
+    auto _tangent = self_t_raw.defined() ? self_t_raw.copy_((diffops::cube_backward(original_self_t.conj(), original_self_p)).conj()) : (diffops::cube_backward(original_self_t.conj(), original_self_p)).conj();
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
+  }
+  return self;
+}
+
+at::Tensor & cube__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::cube_::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self);
+  }
+  torch::autograd::increment_version(self);
+  return self;
+}
+
 at::Tensor exp2x_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
   c10::intrusive_ptr<Exp2XBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<Exp2XBackward0>();
@@ -403,17 +730,59 @@ at::Tensor exp2x_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   auto& result = _result;
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
-    _grad_fn->result_ = torch::autograd::SavedVariable(result, true);
   }
-  if (opgen_has_tangent(self)) {
+  if (_any_has_tangent_result) {
     auto self_t = opgen_tangent(self);
-    result._set_fw_grad(2 * self_t * result, /*level=*/0, /*is_inplace_op=*/false);
+    auto _tangent = 2 * self_t * result;
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
+  }
+  if (_grad_fn) {
+    _grad_fn->result_ = torch::autograd::SavedVariable(result, true);
   }
   return _result;
 }
 
+at::Tensor & exp2x__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  c10::intrusive_ptr<Exp2XBackward1> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<Exp2XBackward1>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::exp2x_::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  auto& result = self;
+  if (_grad_fn) {
+    torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto self_p = opgen_primal(self);
+    auto _tangent = self_t.mul_(2 * self_p);
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
+  }
+  if (_grad_fn) {
+    _grad_fn->result_ = torch::autograd::SavedVariable(result, true, result.is_view());
+  }
+  return self;
+}
+
+at::Tensor & exp2x__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::Tensor & self) {
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    diffops::_ops::exp2x_::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self);
+  }
+  torch::autograd::increment_version(self);
+  return self;
+}
+
 at::Tensor scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, double factor) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
   c10::intrusive_ptr<ScaleBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<ScaleBackward0>();
@@ -428,9 +797,10 @@ at::Tensor scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
-  if (opgen_has_tangent(self)) {
+  if (_any_has_tangent_result) {
     auto self_t = opgen_tangent(self);
-    result._set_fw_grad(diffops::_ops::scale::call(self_t, factor), /*level=*/0, /*is_inplace_op=*/false);
+    auto _tangent = diffops::_ops::scale::call(self_t, factor);
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
   }
   return _result;
 }
@@ -438,6 +808,7 @@ at::Tensor scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
 at::Tensor & scale__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, double factor) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
   torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
   c10::intrusive_ptr<ScaleBackward1> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<ScaleBackward1>();
@@ -450,6 +821,11 @@ at::Tensor & scale__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & se
   })();
   if (_grad_fn) {
     torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto _tangent = diffops::_ops::scale_::call(self_t, factor);
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
   }
   return self;
 }
@@ -466,6 +842,9 @@ at::Tensor & scale__ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, at::T
 at::Tensor & mul_by__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & self, const at::Tensor & other) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, other);
   torch::autograd::check_inplace(self, _any_requires_grad);
+  const bool _any_has_tangent_result = opgen_has_tangent(self) || opgen_has_tangent(other);
+  at::Tensor original_self;
+  if (_any_has_tangent_result) original_self = self.clone();
   c10::intrusive_ptr<MulByBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<MulByBackward0>();
@@ -479,6 +858,14 @@ at::Tensor & mul_by__autograd(c10::DispatchKeySet dispatchKeySet, at::Tensor & s
   })();
   if (_grad_fn) {
     torch::autograd::rebase_history(self, _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto other_t = opgen_tangent(other);
+    auto other_p = opgen_primal(other);
+    auto original_self_p = opgen_primal(original_self);
+    auto _tangent = self_t.mul_(other_p).add_(original_self_p * other_t);
+    opgen_set_tangent(self, _tangent, /*is_inplace_op=*/true);
   }
   return self;
 }
@@ -509,11 +896,13 @@ at::Tensor power_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with power that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
 ::std::tuple<at::Tensor,at::Tensor> max_along_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, int64_t dim) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_values = opgen_has_tangent(self);
   c10::intrusive_ptr<MaxAlongBackward0> _grad_fn;
   if (_any_requires_grad) {
     _grad_fn = c10::make_intrusive<MaxAlongBackward0>();
@@ -529,6 +918,13 @@ at::Tensor power_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor &
   auto& indices = std::get<1>(_result);
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(values), _grad_fn);
+  }
+  if (_any_has_tangent_values) {
+    auto self_t = opgen_tangent(self);
+    auto _tangent = self_t.gather(dim, indices.unsqueeze(dim)).squeeze(dim);
+    opgen_set_tangent(values, _tangent, /*is_inplace_op=*/false);
+  }
+  if (_grad_fn) {
     _grad_fn->indices_ = torch::autograd::SavedVariable(indices, true);
   }
   return _result;
@@ -550,6 +946,9 @@ at::Tensor hypot2_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor 
   auto& result = _result;
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self) || opgen_has_tangent(other)), "Trying to use forward AD with hypot2 that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
+  if (_grad_fn) {
     _grad_fn->result_ = torch::autograd::SavedVariable(result, true);
   }
   return _result;
@@ -571,6 +970,7 @@ at::Tensor lerp_by_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self) || opgen_has_tangent(end)), "Trying to use forward AD with lerp_by that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -589,6 +989,7 @@ at::Tensor sign_log_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tenso
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with sign_log that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
@@ -608,13 +1009,182 @@ at::Tensor square_wrong_autograd(c10::DispatchKeySet dispatchKeySet, const at::T
   if (_grad_fn) {
     torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with square_wrong that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
+  return _result;
+}
+
+at::Tensor mul_maybe_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, weight);
+  const bool _any_has_tangent_result = opgen_has_tangent(self) || opgen_has_tangent(opgen_tensor(weight));
+  c10::intrusive_ptr<MulMaybeBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<MulMaybeBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self, weight));
+    _grad_fn->self_ = torch::autograd::SavedVariable(self, false);
+    _grad_fn->weight_ = torch::autograd::SavedVariable(weight, false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::mul_maybe::redispatch(dispatchKeySet & c10::after_autograd_keyset, self, weight);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto weight_t = opgen_tangent(opgen_tensor(weight));
+    auto self_p = opgen_primal(self);
+    auto weight_p = opgen_primal(opgen_tensor(weight));
+    auto _tangent = weight_p.defined() ? self_t * weight_p + self_p * weight_t : self_t;
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
+  }
+  return _result;
+}
+
+at::Tensor stack_scaled_autograd(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & scale) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(tensors, scale);
+  const bool _any_has_tangent_result = opgen_has_tangent(tensors) || opgen_has_tangent(scale);
+  c10::intrusive_ptr<StackScaledBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<StackScaledBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(tensors, scale));
+    _grad_fn->tensors_ = torch::autograd::make_saved_variable_list(tensors);
+    _grad_fn->scale_ = torch::autograd::SavedVariable(scale, false);
+    _grad_fn->tensors_size_ = tensors.size();
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::stack_scaled::redispatch(dispatchKeySet & c10::after_autograd_keyset, tensors, scale);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto tensors_t = opgen_tangent(tensors);
+    auto scale_t = opgen_tangent(scale);
+    auto tensors_p = opgen_primal(tensors);
+    auto scale_p = opgen_primal(scale);
+    auto _tangent = at::stack(tensors_t) * scale_p + at::stack(tensors_p) * scale_t;
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
+  }
+  return _result;
+}
+
+::std::tuple<at::Tensor,at::Tensor> sincos_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_sine_cosine = opgen_has_tangent(self);
+  c10::intrusive_ptr<SincosBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<SincosBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+    _grad_fn->self_ = torch::autograd::SavedVariable(self, false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::sincos::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  auto& sine = std::get<0>(_result);
+  auto& cosine = std::get<1>(_result);
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(sine, cosine), _grad_fn);
+  }
+  if (_any_has_tangent_sine_cosine) {
+    auto self_t = opgen_tangent(self);
+    auto _tangent = std::make_tuple(self_t * cosine, -self_t * sine);
+    opgen_set_tangent(sine, std::get<0>(_tangent), /*is_inplace_op=*/false);
+    opgen_set_tangent(cosine, std::get<1>(_tangent), /*is_inplace_op=*/false);
+  }
+  if (_grad_fn) {
+    _grad_fn->sine_ = torch::autograd::SavedVariable(sine, true);
+    _grad_fn->cosine_ = torch::autograd::SavedVariable(cosine, true);
+  }
+  return _result;
+}
+
+at::Tensor masked_scale_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  torch::autograd::check_no_requires_grad(mask, "mask", "masked_scale");
+  c10::intrusive_ptr<MaskedScaleBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<MaskedScaleBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+    _grad_fn->mask_ = torch::autograd::SavedVariable(mask, false);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::masked_scale::redispatch(dispatchKeySet & c10::after_autograd_keyset, self, mask);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with masked_scale that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
+  return _result;
+}
+
+at::Tensor swap01_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  c10::intrusive_ptr<Swap01Backward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<Swap01Backward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowAutograd guard;
+    return diffops::_ops::swap01::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto _tangent = diffops::_ops::swap01::call(self_t);
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
+  }
+  return _result;
+}
+
+at::Tensor swap01_ad_inplace_or_view(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  auto _tmp = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::swap01::redispatch(dispatchKeySet & c10::after_ADInplaceOrView_keyset, self);
+  })();
+  return opgen_as_view(self, _tmp, [=](const at::Tensor& _base) { return diffops::_ops::swap01::call(_base); });
+}
+
+at::Tensor weighted_sum_autograd(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(tensors, weights);
+  c10::intrusive_ptr<WeightedSumBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = c10::make_intrusive<WeightedSumBackward0>();
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(tensors, weights));
+    _grad_fn->tensors_ = torch::autograd::make_saved_variable_list(tensors);
+    _grad_fn->weights_ = torch::autograd::SavedVariable(weights, false);
+    _grad_fn->tensors_size_ = tensors.size();
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::weighted_sum::redispatch(dispatchKeySet & c10::after_autograd_keyset, tensors, weights);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(tensors) || opgen_has_tangent(weights)), "Trying to use forward AD with weighted_sum that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
   return _result;
 }
 
 TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add", TORCH_FN(mul_add_autograd));
+  m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
   m.impl("cube", TORCH_FN(cube_autograd));
+  m.impl("cube_", TORCH_FN(cube__autograd));
   m.impl("exp2x", TORCH_FN(exp2x_autograd));
+  m.impl("exp2x_", TORCH_FN(exp2x__autograd));
   m.impl("scale", TORCH_FN(scale_autograd));
   m.impl("scale_", TORCH_FN(scale__autograd));
   m.impl("mul_by_", TORCH_FN(mul_by__autograd));
@@ -624,11 +1194,21 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("lerp_by", TORCH_FN(lerp_by_autograd));
   m.impl("sign_log", TORCH_FN(sign_log_autograd));
   m.impl("square_wrong", TORCH_FN(square_wrong_autograd));
+  m.impl("mul_maybe", TORCH_FN(mul_maybe_autograd));
+  m.impl("stack_scaled", TORCH_FN(stack_scaled_autograd));
+  m.impl("sincos", TORCH_FN(sincos_autograd));
+  m.impl("masked_scale", TORCH_FN(masked_scale_autograd));
+  m.impl("swap01", TORCH_FN(swap01_autograd));
+  m.impl("weighted_sum", TORCH_FN(weighted_sum_autograd));
 }
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {
+  m.impl("mul_add.out", TORCH_FN(mul_add_out_ad_inplace_or_view));
+  m.impl("cube_", TORCH_FN(cube__ad_inplace_or_view));
+  m.impl("exp2x_", TORCH_FN(exp2x__ad_inplace_or_view));
   m.impl("scale_", TORCH_FN(scale__ad_inplace_or_view));
   m.impl("mul_by_", TORCH_FN(mul_by__ad_inplace_or_view));
+  m.impl("swap01", TORCH_FN(swap01_ad_inplace_or_view));
 }
 } // namespace
 } // namespace autograd

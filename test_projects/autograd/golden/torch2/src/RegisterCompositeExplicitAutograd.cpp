@@ -36,12 +36,34 @@ at::Tensor wrapper_CompositeExplicitAutograd__mul_add(const at::Tensor & self, c
 } // anonymous namespace
 namespace {
 
+at::Tensor & wrapper_CompositeExplicitAutograd_out_mul_add_out(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::mul_add_out(self, other, bias, out);
+}
+
+} // anonymous namespace
+namespace {
+
 at::Tensor wrapper_CompositeExplicitAutograd__cube(const at::Tensor & self) {
     // No device check
 
 
   // DeviceGuard omitted
   return diffops::native::cube(self);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor & wrapper_CompositeExplicitAutograd__cube_(at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::cube_(self);
 }
 
 } // anonymous namespace
@@ -64,6 +86,17 @@ at::Tensor wrapper_CompositeExplicitAutograd__exp2x(const at::Tensor & self) {
 
   // DeviceGuard omitted
   return diffops::native::exp2x(self);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor & wrapper_CompositeExplicitAutograd__exp2x_(at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::exp2x_(self);
 }
 
 } // anonymous namespace
@@ -188,16 +221,110 @@ at::Tensor wrapper_CompositeExplicitAutograd__plain(const at::Tensor & self) {
 }
 
 } // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__mul_maybe(const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::mul_maybe(self, weight);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__stack_scaled(at::TensorList tensors, const at::Tensor & scale) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::stack_scaled(tensors, scale);
+}
+
+} // anonymous namespace
+namespace {
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_CompositeExplicitAutograd__sincos(const at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::sincos(self);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__masked_scale(const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::masked_scale(self, mask);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__swap01(const at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::swap01(self);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__swap01_copy(const at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::swap01_copy(self);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__weighted_sum(at::TensorList tensors, const at::Tensor & weights) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::weighted_sum(tensors, weights);
+}
+
+} // anonymous namespace
+namespace {
+
+::std::tuple<::std::vector<at::Tensor>,at::Tensor> wrapper_CompositeExplicitAutograd__weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::weighted_sum_backward(grad, tensors, weights, output_mask);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   m.impl("mul_add",
   TORCH_FN(wrapper_CompositeExplicitAutograd__mul_add));
+  m.impl("mul_add.out",
+  TORCH_FN(wrapper_CompositeExplicitAutograd_out_mul_add_out));
   m.impl("cube",
   TORCH_FN(wrapper_CompositeExplicitAutograd__cube));
+  m.impl("cube_",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__cube_));
   m.impl("cube_backward",
   TORCH_FN(wrapper_CompositeExplicitAutograd__cube_backward));
   m.impl("exp2x",
   TORCH_FN(wrapper_CompositeExplicitAutograd__exp2x));
+  m.impl("exp2x_",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__exp2x_));
   m.impl("scale",
   TORCH_FN(wrapper_CompositeExplicitAutograd__scale));
   m.impl("scale_",
@@ -220,6 +347,22 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__square_wrong));
   m.impl("plain",
   TORCH_FN(wrapper_CompositeExplicitAutograd__plain));
+  m.impl("mul_maybe",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__mul_maybe));
+  m.impl("stack_scaled",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__stack_scaled));
+  m.impl("sincos",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__sincos));
+  m.impl("masked_scale",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__masked_scale));
+  m.impl("swap01",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__swap01));
+  m.impl("swap01_copy",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__swap01_copy));
+  m.impl("weighted_sum",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum));
+  m.impl("weighted_sum_backward",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum_backward));
 }
 
 } // namespace

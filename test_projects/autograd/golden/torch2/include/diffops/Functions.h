@@ -23,6 +23,11 @@ inline at::Tensor cube(const at::Tensor & self) {
   return diffops::_ops::cube::call(self);
 }
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+inline at::Tensor & cube_(at::Tensor & self) {
+  return diffops::_ops::cube_::call(self);
+}
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 inline at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self) {
   return diffops::_ops::cube_backward::call(grad, self);
@@ -31,6 +36,11 @@ inline at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self
 // exp2x(Tensor self) -> Tensor
 inline at::Tensor exp2x(const at::Tensor & self) {
   return diffops::_ops::exp2x::call(self);
+}
+
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+inline at::Tensor & exp2x_(at::Tensor & self) {
+  return diffops::_ops::exp2x_::call(self);
 }
 
 // scale(Tensor self, float factor) -> Tensor
@@ -86,5 +96,55 @@ inline at::Tensor square_wrong(const at::Tensor & self) {
 // plain(Tensor self) -> Tensor
 inline at::Tensor plain(const at::Tensor & self) {
   return diffops::_ops::plain::call(self);
+}
+
+// mul_maybe(Tensor self, Tensor? weight) -> Tensor
+inline at::Tensor mul_maybe(const at::Tensor & self, const ::std::optional<at::Tensor> & weight) {
+  return diffops::_ops::mul_maybe::call(self, weight);
+}
+
+// stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor
+inline at::Tensor stack_scaled(at::TensorList tensors, const at::Tensor & scale) {
+  return diffops::_ops::stack_scaled::call(tensors, scale);
+}
+
+// sincos(Tensor self) -> (Tensor sine, Tensor cosine)
+inline ::std::tuple<at::Tensor,at::Tensor> sincos(const at::Tensor & self) {
+  return diffops::_ops::sincos::call(self);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+inline at::Tensor & mul_add_out(at::Tensor & out, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias) {
+  return diffops::_ops::mul_add_out::call(self, other, bias, out);
+}
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+inline at::Tensor & mul_add_outf(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out) {
+  return diffops::_ops::mul_add_out::call(self, other, bias, out);
+}
+
+// masked_scale(Tensor self, Tensor? mask) -> Tensor
+inline at::Tensor masked_scale(const at::Tensor & self, const ::std::optional<at::Tensor> & mask) {
+  return diffops::_ops::masked_scale::call(self, mask);
+}
+
+// swap01(Tensor(a) self) -> Tensor(a)
+inline at::Tensor swap01(const at::Tensor & self) {
+  return diffops::_ops::swap01::call(self);
+}
+
+// swap01_copy(Tensor self) -> Tensor
+inline at::Tensor swap01_copy(const at::Tensor & self) {
+  return diffops::_ops::swap01_copy::call(self);
+}
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+inline at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weights) {
+  return diffops::_ops::weighted_sum::call(tensors, weights);
+}
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+inline ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
+  return diffops::_ops::weighted_sum_backward::call(grad, tensors, weights, output_mask);
 }
 } // namespace diffops

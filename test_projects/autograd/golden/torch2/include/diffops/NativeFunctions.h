@@ -25,9 +25,12 @@ namespace diffops::meta {
 
 namespace diffops::native {
 TORCH_API at::Tensor mul_add(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias);
+TORCH_API at::Tensor & mul_add_out(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out);
 TORCH_API at::Tensor cube(const at::Tensor & self);
+TORCH_API at::Tensor & cube_(at::Tensor & self);
 TORCH_API at::Tensor cube_backward(const at::Tensor & grad, const at::Tensor & self);
 TORCH_API at::Tensor exp2x(const at::Tensor & self);
+TORCH_API at::Tensor & exp2x_(at::Tensor & self);
 TORCH_API at::Tensor scale(const at::Tensor & self, double factor);
 TORCH_API at::Tensor & scale_(at::Tensor & self, double factor);
 TORCH_API at::Tensor & mul_by_(at::Tensor & self, const at::Tensor & other);
@@ -39,4 +42,12 @@ TORCH_API at::Tensor lerp_by(const at::Tensor & self, const at::Tensor & end, co
 TORCH_API at::Tensor sign_log(const at::Tensor & self);
 TORCH_API at::Tensor square_wrong(const at::Tensor & self);
 TORCH_API at::Tensor plain(const at::Tensor & self);
+TORCH_API at::Tensor mul_maybe(const at::Tensor & self, const ::std::optional<at::Tensor> & weight);
+TORCH_API at::Tensor stack_scaled(at::TensorList tensors, const at::Tensor & scale);
+TORCH_API ::std::tuple<at::Tensor,at::Tensor> sincos(const at::Tensor & self);
+TORCH_API at::Tensor masked_scale(const at::Tensor & self, const ::std::optional<at::Tensor> & mask);
+TORCH_API at::Tensor swap01(const at::Tensor & self);
+TORCH_API at::Tensor swap01_copy(const at::Tensor & self);
+TORCH_API at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weights);
+TORCH_API ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
 } // namespace diffops::native

@@ -40,6 +40,16 @@ struct cube {
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
 };
 
+// cube_(Tensor(a!) self) -> Tensor(a!)
+struct cube_ {
+  using schema = at::Tensor & (at::Tensor &);
+  static constexpr const char* name = "diffops::cube_";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "cube_(Tensor(a!) self) -> Tensor(a!)";
+  static at::Tensor & call(at::Tensor & self);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self);
+};
+
 // cube_backward(Tensor grad, Tensor self) -> Tensor
 struct cube_backward {
   using schema = at::Tensor (const at::Tensor &, const at::Tensor &);
@@ -58,6 +68,16 @@ struct exp2x {
   static constexpr const char* schema_str = "exp2x(Tensor self) -> Tensor";
   static at::Tensor call(const at::Tensor & self);
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
+
+// exp2x_(Tensor(a!) self) -> Tensor(a!)
+struct exp2x_ {
+  using schema = at::Tensor & (at::Tensor &);
+  static constexpr const char* name = "diffops::exp2x_";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "exp2x_(Tensor(a!) self) -> Tensor(a!)";
+  static at::Tensor & call(at::Tensor & self);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, at::Tensor & self);
 };
 
 // scale(Tensor self, float factor) -> Tensor
@@ -168,6 +188,96 @@ struct plain {
   static constexpr const char* schema_str = "plain(Tensor self) -> Tensor";
   static at::Tensor call(const at::Tensor & self);
   static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
+
+// mul_maybe(Tensor self, Tensor? weight) -> Tensor
+struct mul_maybe {
+  using schema = at::Tensor (const at::Tensor &, const ::std::optional<at::Tensor> &);
+  static constexpr const char* name = "diffops::mul_maybe";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "mul_maybe(Tensor self, Tensor? weight) -> Tensor";
+  static at::Tensor call(const at::Tensor & self, const ::std::optional<at::Tensor> & weight);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & weight);
+};
+
+// stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor
+struct stack_scaled {
+  using schema = at::Tensor (at::TensorList, const at::Tensor &);
+  static constexpr const char* name = "diffops::stack_scaled";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "stack_scaled(Tensor[] tensors, Tensor scale) -> Tensor";
+  static at::Tensor call(at::TensorList tensors, const at::Tensor & scale);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & scale);
+};
+
+// sincos(Tensor self) -> (Tensor sine, Tensor cosine)
+struct sincos {
+  using schema = ::std::tuple<at::Tensor,at::Tensor> (const at::Tensor &);
+  static constexpr const char* name = "diffops::sincos";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "sincos(Tensor self) -> (Tensor sine, Tensor cosine)";
+  static ::std::tuple<at::Tensor,at::Tensor> call(const at::Tensor & self);
+  static ::std::tuple<at::Tensor,at::Tensor> redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
+
+// mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)
+struct mul_add_out {
+  using schema = at::Tensor & (const at::Tensor &, const at::Tensor &, const at::Tensor &, at::Tensor &);
+  static constexpr const char* name = "diffops::mul_add";
+  static constexpr const char* overload_name = "out";
+  static constexpr const char* schema_str = "mul_add.out(Tensor self, Tensor other, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)";
+  static at::Tensor & call(const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out);
+  static at::Tensor & redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias, at::Tensor & out);
+};
+
+// masked_scale(Tensor self, Tensor? mask) -> Tensor
+struct masked_scale {
+  using schema = at::Tensor (const at::Tensor &, const ::std::optional<at::Tensor> &);
+  static constexpr const char* name = "diffops::masked_scale";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "masked_scale(Tensor self, Tensor? mask) -> Tensor";
+  static at::Tensor call(const at::Tensor & self, const ::std::optional<at::Tensor> & mask);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const ::std::optional<at::Tensor> & mask);
+};
+
+// swap01(Tensor(a) self) -> Tensor(a)
+struct swap01 {
+  using schema = at::Tensor (const at::Tensor &);
+  static constexpr const char* name = "diffops::swap01";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "swap01(Tensor(a) self) -> Tensor(a)";
+  static at::Tensor call(const at::Tensor & self);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
+
+// swap01_copy(Tensor self) -> Tensor
+struct swap01_copy {
+  using schema = at::Tensor (const at::Tensor &);
+  static constexpr const char* name = "diffops::swap01_copy";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "swap01_copy(Tensor self) -> Tensor";
+  static at::Tensor call(const at::Tensor & self);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
+
+// weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor
+struct weighted_sum {
+  using schema = at::Tensor (at::TensorList, const at::Tensor &);
+  static constexpr const char* name = "diffops::weighted_sum";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "weighted_sum(Tensor[] tensors, Tensor weights) -> Tensor";
+  static at::Tensor call(at::TensorList tensors, const at::Tensor & weights);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, at::TensorList tensors, const at::Tensor & weights);
+};
+
+// weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)
+struct weighted_sum_backward {
+  using schema = ::std::tuple<::std::vector<at::Tensor>,at::Tensor> (const at::Tensor &, at::TensorList, const at::Tensor &, ::std::array<bool,2>);
+  static constexpr const char* name = "diffops::weighted_sum_backward";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "weighted_sum_backward(Tensor grad, Tensor[] tensors, Tensor weights, bool[2] output_mask) -> (Tensor[], Tensor)";
+  static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> call(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
+  static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
 };
 } // namespace _ops
 } // namespace diffops
