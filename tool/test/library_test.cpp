@@ -128,6 +128,15 @@ TEST(Library, PerOperatorHeadersSplitTheHeadersByOperatorAndRemoveStaleOnes) {
   EXPECT_TRUE(fs::exists(include / "ops/scale_native.h"));
   EXPECT_TRUE(fs::exists(include / "ops/mine.h"));
   EXPECT_EQ(readFile(include / "Functions.h").find("twice"), std::string::npos);
+  // An operator named like another's header is an error at its entry, with nothing written.
+  LibraryRun clash = library(dir, "- func: demo::foo(Tensor self) -> Tensor\n\n- func: demo::foo_native(Tensor self) -> Tensor\n",
+                             {"--per-operator-headers"});
+  EXPECT_FALSE(clash.result.ok());
+  EXPECT_EQ(clash.result.err, (dir.path() / "ops.yaml").string() +
+                                  ":3:3: error: in 'foo_native': with per-operator headers, ops/foo_native.h would be the "
+                                  "header of both 'foo' and 'foo_native'; rename one of them, or turn per-operator "
+                                  "headers off\n");
+  EXPECT_TRUE(fs::exists(include / "ops/scale_native.h"));
   // Without per-operator headers, the aggregates declare everything and no per-operator header is left.
   ASSERT_TRUE(library(dir, kOps).result.ok());
   EXPECT_FALSE(fs::exists(include / "ops/scale_native.h"));

@@ -283,8 +283,10 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {}};
-  if (options.perOperatorHeaders)
+  if (options.perOperatorHeaders) {
+    if (!dest::checkOperatorHeaderNames(*ops, diags)) return false;
     for (const dest::OperatorRoot& root : dest::operatorRoots(*ops)) spec.operatorRoots.push_back(root.name);
+  }
   const dest::LibraryFiles libraryFiles = dest::libraryFiles(spec);
   if (options.describe) {
     out << describe(libraryFiles).dump(1) << '\n';

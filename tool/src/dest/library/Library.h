@@ -70,6 +70,11 @@ struct LibraryFiles {
 };
 LibraryFiles libraryFiles(const LibrarySpec& spec);
 
+// With per-operator headers: whether every operator's headers have names of their own. An operator
+// named like another's header (`foo_native` beside `foo`: ops/foo_native.h is both) is an error at
+// its entry.
+bool checkOperatorHeaderNames(const model::Operators& ops, support::Diagnostics& diags);
+
 // Renders every file of libraryFiles(spec). Errors are reported to ctx.diags. `derivatives`: the
 // formulas (with spec.autograd).
 void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryWriters& out,
