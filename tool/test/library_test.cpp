@@ -426,8 +426,8 @@ TEST(Library, AutogenErrorsPointAtTheAutogenLine) {
        "4:12: error: in 'f': the codegen expects to be able to generate 'f.out'; to do so, it expects a line "
        "'autogen: f.out', but found 'autogen: f.outt'"},
       {"f(Tensor self) -> int\n  dispatch:\n    CPU: k\n  autogen: f.out",
-       "4:12: error: in 'f': found an operator that we could not generate an out= variant for: f(Tensor self) -> int; "
-       "operators without a tensor-like return cannot get a proper out= variant"},
+       "4:12: error: in 'f': autogen: 'f.out' is not generated: an operator that returns no tensor gets no out= variant "
+       "(torchgen's rule: it would have nothing to write to out)"},
       // torchgen ignores these; a library would lack the operators its YAML declares.
       {"f(Tensor self) -> Tensor\n  autogen: f.out",
        "2:12: error: in 'f': autogen: 'f.out' is not generated: an operator without a dispatch: kernel "
@@ -454,6 +454,24 @@ TEST(Library, AcceptsTheDefaultsThatRegisterAndCompile) {
 )";
   LibraryRun run = library(dir, yaml, {"--python-module"});
   EXPECT_TRUE(run.result.ok()) << run.result.describe();
+}
+
+// torchgen's rule that an operator with a kernel must be able to get an out= variant (so: return a
+// tensor) is ATen's: a library's operators need no out= variant.
+TEST(Library, OperatorsWithKernelsMayReturnOtherThanTensors) {
+  TempDir dir;
+  LibraryRun run = library(dir, R"(- func: demo::count(Tensor self, float above) -> int
+  dispatch:
+    CPU: count_cpu
+
+- func: demo::stats(Tensor self) -> (float, Tensor)
+  dispatch:
+    CompositeExplicitAutograd: stats
+)");
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  EXPECT_NE(readFile(run.out / "include/demo/NativeFunctions.h").find("TORCH_API int64_t count_cpu(const at::Tensor & self, double above);"),
+            std::string::npos);
+  EXPECT_NE(readFile(run.out / "src/RegisterCPU.cpp").find("m.impl(\"count\""), std::string::npos);
 }
 
 constexpr const char* kDocumentedOps = R"(# Not documentation: a blank line follows.

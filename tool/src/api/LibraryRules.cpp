@@ -354,6 +354,8 @@ void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
   for (const model::NativeFunction* f : ops.functions())
     if (f->generated()) generated.insert(f->func.name.str());
   for (const model::NativeFunction* f : ops.functions()) {
+    bool returnsTensor = f->func.kind() == model::SchemaKind::Inplace;
+    for (const auto& r : f->func.returns) returnsTensor = returnsTensor || r.type.isTensorLike();
     int offset = 0;
     for (const model::OperatorName& op : f->autogen) {
       const std::string name = op.str();
@@ -362,6 +364,8 @@ void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
             f->hasCompositeImplicitAutogradKernel
                 ? "an operator without a dispatch: kernel (CompositeImplicitAutograd) gets no generated variants"
             : f->isViewOp() ? "a view operator gets no generated variants"
+            : !returnsTensor ? "an operator that returns no tensor gets no out= variant (torchgen's rule: it would "
+                               "have nothing to write to out)"
                             : "autogen makes only the out= variant of an operator and the functional variant of an "
                               "in-place or mutable one";
         // Appended piece by piece: "literal" + std::string trips GCC 12's -Wrestrict false positive.

@@ -257,6 +257,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   model::LoadOptions load;
   load.defaultKernelNamespace = "";
   load.methodVariants = false;
+  load.requireOutVariants = false;
   load.refusedKeys = {
       {"ufunc_inner_loop", "an operator library does not generate ufunc kernels"},
       {"python_module", "it places ATen's Python bindings; a library's Python functions are in its own package"},

@@ -152,7 +152,7 @@ bool BackendIndices::add(DispatchKey key, const OperatorName& op, BackendMetadat
 }
 
 bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunction>>& functions,
-                                 BackendIndices& indices, bool legacy, std::string_view kernelNamespace,
+                                 BackendIndices& indices, MissingOutVariant missingOut, std::string_view kernelNamespace,
                                  support::Diagnostics& diags) {
   std::vector<const NativeFunction*> all;
   for (const auto& f : functions) all.push_back(f.get());
@@ -199,11 +199,12 @@ bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunctio
     bool needsOut = false;
     for (const auto& op : base->autogen) needsOut = needsOut || support::contains(op.str(), "out");
     bool getsOutVariant = !out && baseValid && needsOut;
-    if (!out && !baseValid && !listed(kMutableOpsThatCannotGetAnOutVariant, base->func.name.str()) &&
+    if (!out && !baseValid && missingOut != MissingOutVariant::Allowed &&
+        !listed(kMutableOpsThatCannotGetAnOutVariant, base->func.name.str()) &&
         !listed(kFunctionalOpsThatCannotGetAnOutVariant, base->func.name.str())) {
       const std::string message = "found an operator that we could not generate an out= variant for: " + base->func.str() +
                                   "; operators without a tensor-like return cannot get a proper out= variant";
-      if (!legacy) {
+      if (missingOut == MissingOutVariant::Error) {
         error(*base, message);
         continue;
       }

@@ -21,12 +21,15 @@ class BackendIndices {
   std::vector<BackendIndex> indices_;
 };
 
-// Appends the generated functions to `functions` and their kernels to `indices`. In a legacy file
-// (see LoadOptions::Edition), an operator that cannot get an out= variant is a warning, not an error.
-// The kernels are in NS::native, NS being `kernelNamespace` or, when it is empty, the operator's own
+// What an operator with a kernel that cannot get an out= variant (it returns no tensor) is:
+// torchgen's error; a warning in a legacy file (see LoadOptions::Edition); nothing in an operator
+// library, whose operators need no out= variant unless `autogen:` asks for one.
+enum class MissingOutVariant { Error, Warning, Allowed };
+
+// Appends the generated functions to `functions` and their kernels to `indices`. The kernels are in NS::native, NS being `kernelNamespace` or, when it is empty, the operator's own
 // namespace (LoadOptions::defaultKernelNamespace: at::native for ATen, myops::native for a library).
 bool addGeneratedNativeFunctions(std::vector<std::unique_ptr<const NativeFunction>>& functions,
-                                 BackendIndices& indices, bool legacy, std::string_view kernelNamespace,
+                                 BackendIndices& indices, MissingOutVariant missingOut, std::string_view kernelNamespace,
                                  support::Diagnostics& diags);
 
 }  // namespace opgen::model

@@ -768,8 +768,13 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
            (options.edition == LoadOptions::Edition::Auto && usesDimname);
   Diagnostics generateDiags;
   std::optional<Operators> ops;
+  const MissingOutVariant missingOut = !options.requireOutVariants ? MissingOutVariant::Allowed
+                                       : legacy                     ? MissingOutVariant::Warning
+                                                                    : MissingOutVariant::Error;
   auto generate = [&] {
-    if (!options.skipNativeFunctionsGen && !addGeneratedNativeFunctions(functions, indices, legacy, options.defaultKernelNamespace, generateDiags)) return;
+    if (!options.skipNativeFunctionsGen &&
+        !addGeneratedNativeFunctions(functions, indices, missingOut, options.defaultKernelNamespace, generateDiags))
+      return;
     Operators built(std::move(functions), indices.take(), validTags);
     if (built.buildGroups(generateDiags)) ops = std::move(built);
   };

@@ -32,6 +32,10 @@ struct LoadOptions {
   // error at its line, never ignored), and whether `variants:` may name `method`.
   std::map<std::string, std::string, std::less<>> refusedKeys;
   bool methodVariants = true;
+  // torchgen's rule that an operator with a kernel gets an out= variant, which one that returns no
+  // tensor cannot (an error; a warning in a Legacy file). Operator libraries turn it off: their
+  // operators need no out= variant unless `autogen:` asks for one.
+  bool requireOutVariants = true;
   // Work that only reads a parsed function (warming a caller's caches), called on another thread
   // for the parsed functions in file order while the loader checks, generates and groups them, and
   // only until it is done: some functions, or none, may be left out. Large files only.

@@ -192,8 +192,9 @@ def collect(source_dir):
 
 
 # The dispatch entries a schema is tried with alone: a CompositeExplicitAutograd kernel, then, when
-# that is refused by torchgen's rule that such an operator must be able to get an out= variant (it
-# returns no tensor), a CompositeImplicitAutograd one (no dispatch: the rule does not apply).
+# that is refused, a CompositeImplicitAutograd one (no dispatch:). (Operator libraries no longer
+# apply torchgen's rule that an operator with a kernel must return a tensor, for which the second
+# try was made; it stays for any refusal that depends on the kernel.)
 TRIED_DISPATCH = [["CompositeExplicitAutograd"], []]
 
 
