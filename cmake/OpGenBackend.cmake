@@ -112,14 +112,7 @@ function(_opgen_add_backend_library name)
   set(sources "${outputs}")
   list(FILTER sources INCLUDE REGEX "\\.cpp$")
 
-  set(stamp "${outdir}/opgen.stamp")
-  set(depfile "${outdir}/opgen.d")
-  set(extra "")
-  if(CMAKE_GENERATOR MATCHES "Make")
-    # Make does not re-run a command whose byproduct is missing: with the outputs among the stamp's
-    # dependencies, a deleted output re-runs the generator. (Ninja re-runs it by itself.)
-    set(extra --depfile-outputs)
-  endif()
+  _opgen_stamp_files("${outdir}" stamp depfile extra)
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS ${outputs}

@@ -33,6 +33,31 @@ macro(_opgen_check_arguments who expected)
   endif()
 endmacro()
 
+# Stops CMake unless NAME is a target made by add_operator_library; sets OUTDIR to its OUTPUT_DIR.
+function(_opgen_require_library who name outdir)
+  if(NOT TARGET ${name})
+    message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
+  endif()
+  get_target_property(dir ${name} OPGEN_OUTPUT_DIR)
+  if(NOT dir)
+    message(FATAL_ERROR "${who}: '${name}' was not made by add_operator_library")
+  endif()
+  set(${outdir} "${dir}" PARENT_SCOPE)
+endfunction()
+
+# The files of a generation step in OUTDIR (its stamp and depfile), and EXTRA, what the generator
+# needs besides: with Make, which has no notion of a missing byproduct, --depfile-outputs lists the
+# outputs among the stamp's dependencies, so that a deleted output re-runs the generator (Ninja
+# re-runs it by itself).
+function(_opgen_stamp_files outdir stamp depfile extra)
+  set(${stamp} "${outdir}/opgen.stamp" PARENT_SCOPE)
+  set(${depfile} "${outdir}/opgen.d" PARENT_SCOPE)
+  set(${extra} "" PARENT_SCOPE)
+  if(CMAKE_GENERATOR MATCHES "Make")
+    set(${extra} --depfile-outputs PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Runs opgen at configure time; sets OUT (stdout). On failure opgen's message is printed as it
 # wrote it, one `FILE:LINE:COL: error: ...` line per error (a NOTICE, which CMake neither wraps nor
 # indents, so IDEs and grep find the lines), then CMake fails naming WHO.
@@ -143,13 +168,8 @@ function(add_dispatch_backend name key)
   set(who "add_dispatch_backend(${name} ${key})")
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
   _opgen_check_arguments("${who}" "SOURCES")
-  if(NOT TARGET ${name})
-    message(FATAL_ERROR "${who}: no target '${name}' (call add_operator_library(${name} ...) first)")
-  endif()
+  _opgen_require_library("${who}" ${name} _)
   get_target_property(yaml ${name} OPGEN_YAML)
-  if(NOT yaml)
-    message(FATAL_ERROR "${who}: '${name}' was not made by add_operator_library")
-  endif()
   get_target_property(done ${name} OPGEN_FINALIZED)
   if(done)
     message(FATAL_ERROR "${who}: too late, the generation of '${name}' is already set up (call it in the same directory)")
@@ -218,14 +238,7 @@ function(_opgen_finalize name)
     endif()
   endforeach()
 
-  set(stamp "${OUTPUT_DIR}/opgen.stamp")
-  set(depfile "${OUTPUT_DIR}/opgen.d")
-  set(extra "")
-  if(CMAKE_GENERATOR MATCHES "Make")
-    # Make has no notion of a missing byproduct: listing the outputs as the stamp's dependencies
-    # makes a deleted output re-run the generator. (Ninja re-runs it by itself.)
-    set(extra --depfile-outputs)
-  endif()
+  _opgen_stamp_files("${OUTPUT_DIR}" stamp depfile extra)
   file(GLOB templates CONFIGURE_DEPENDS "${OPGEN_TEMPLATE_DIR}/library/*")
   add_custom_command(
     OUTPUT "${stamp}"

@@ -48,6 +48,16 @@ configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PA
 build_log() { cmake --build "$build" -j "$jobs" 2>&1 | tee "$work/last.log"; }
 compiled() { grep -oE "Building CXX object [^ ]+" "$work/last.log" | sed 's/.*\///; s/\.o$//' | sort | tr '\n' ' '; }
 generated() { grep -c "opgen: generating" "$work/last.log" || true; }
+# After a build: a second build does nothing, and touching kernels.cpp recompiles that file alone.
+quiet_rebuilds() {
+  echo "== a second build does nothing"
+  build_log >/dev/null
+  [[ -z $(compiled) && $(generated) == 0 ]] || fail "second build did work: $(compiled) / opgen ran $(generated)x"
+  echo "== touching a kernel source recompiles that file only"
+  sleep 1; touch "$work/src/kernels.cpp"
+  build_log >/dev/null
+  [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
+}
 
 case $mode in
   project)
@@ -92,14 +102,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     stamp() { stat -c %Y.%N "$gen/$1" 2>/dev/null || stat -c %y "$gen/$1"; }
     mtimes() { (cd "$gen" && find include src -type f -printf '%p %T@\n' | sort); }
 
-    echo "== a second build does nothing"
-    build_log >/dev/null
-    [[ -z $(compiled) && $(generated) == 0 ]] || fail "second build did work: $(compiled) / opgen ran $(generated)x"
-
-    echo "== touching a kernel source recompiles that file only"
-    sleep 1; touch "$work/src/kernels.cpp"
-    build_log >/dev/null
-    [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
+    quiet_rebuilds
 
     echo "== editing one operator rewrites only the outputs that change, and recompiles what includes them"
     before=$(mtimes)
@@ -337,14 +340,7 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     changed_since() { diff <(echo "$1") <(mtimes) | grep '^>' | cut -d' ' -f2 | sort | tr '\n' ' ' || true; }
     set_of() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
 
-    echo "== a second build does nothing"
-    build_log >/dev/null
-    [[ -z $(compiled) && $(generated) == 0 ]] || fail "second build did work: $(compiled) / opgen ran $(generated)x"
-
-    echo "== touching a kernel source recompiles that file only"
-    sleep 1; touch "$work/src/kernels.cpp"
-    build_log >/dev/null
-    [[ $(compiled) == "kernels.cpp " && $(generated) == 0 ]] || fail "touch kernels.cpp rebuilt: $(compiled) / opgen $(generated)x"
+    quiet_rebuilds
 
     echo "== a comment in the backend YAML: opgen runs, rewrites nothing, nothing is compiled"
     before=$(mtimes)

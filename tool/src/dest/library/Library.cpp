@@ -162,17 +162,29 @@ std::vector<std::string> metaDeclarationBlock(const EmitContext& ctx, const std:
   return lines;
 }
 
+// The NS::_ops structs of `functions` (Operators.h, OP_ops.h), errors reported.
+std::vector<std::string> operatorDeclarations(const EmitContext& ctx, const std::vector<const model::NativeFunction*>& functions) {
+  std::vector<std::string> items;
+  for (const model::NativeFunction* f : functions)
+    items.push_back(valueOrReport(libraryOperatorDeclaration(*f, ctx.libtorch()), *f, ctx.diags));
+  return items;
+}
+
+// The C++ API of `functions` in namespace `ns` (Functions.h, OP.h), errors reported.
+std::vector<std::string> functionDefinitions(const EmitContext& ctx, const std::string& ns,
+                                             const std::vector<const model::NativeFunction*>& functions) {
+  const std::string ops = ns + "::_ops";
+  std::vector<std::string> items;
+  for (const model::NativeFunction* f : functions)
+    items.push_back(valueOrReport(libraryFunctionDefinitions(*f, ops, ctx.libtorch()), *f, ctx.diags));
+  return items;
+}
+
 // include/NS/ops/OP{_ops,,_native}.h for every root name, and the three aggregated headers, which
 // include them.
 void emitPerOperatorHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
-  const std::string ops = spec.ns + "::_ops";
   const std::vector<OperatorRoot> roots = operatorRoots(ctx.ops);
   for (const OperatorRoot& root : roots) {
-    auto collect = [&](auto make) {
-      std::vector<std::string> items;
-      for (const model::NativeFunction* f : root.functions) items.push_back(valueOrReport(make(*f), *f, ctx.diags));
-      return items;
-    };
     auto env = [&](const PerOperatorHeader& h) {
       support::TemplateEnv e;
       e.set("generated_comment", libraryGeneratedComment(h.templateName));
@@ -183,15 +195,13 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const LibrarySpec& spec, Wri
     const PerOperatorHeader& opsHeader = kPerOperatorHeaders[0];
     out.writeWithTemplate(perOperatorHeaderName(root.name, opsHeader), opsHeader.templateName, [&] {
       support::TemplateEnv e = env(opsHeader);
-      e.set("declarations",
-            collect([&](const model::NativeFunction& f) { return libraryOperatorDeclaration(f, ctx.libtorch()); }));
+      e.set("declarations", operatorDeclarations(ctx, root.functions));
       return e;
     });
     const PerOperatorHeader& functionsHeader = kPerOperatorHeaders[1];
     out.writeWithTemplate(perOperatorHeaderName(root.name, functionsHeader), functionsHeader.templateName, [&] {
       support::TemplateEnv e = env(functionsHeader);
-      e.set("definitions",
-            collect([&](const model::NativeFunction& f) { return libraryFunctionDefinitions(f, ops, ctx.libtorch()); }));
+      e.set("definitions", functionDefinitions(ctx, spec.ns, root.functions));
       return e;
     });
     const PerOperatorHeader& nativeHeader = kPerOperatorHeaders[2];
@@ -223,27 +233,18 @@ void emitHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
     emitPerOperatorHeaders(ctx, spec, out);
     return;
   }
-  const std::vector<const model::NativeFunction*>& functions = ctx.ops.functions();
-  auto collect = [&](auto make) {
-    std::vector<std::string> items;
-    for (const model::NativeFunction* f : functions) items.push_back(valueOrReport(make(*f), *f, ctx.diags));
-    return items;
-  };
   out.write(kOperatorsHeader, [&] {
     support::TemplateEnv env;
     env.set("generated_comment", libraryGeneratedComment("Operators.h"));
     env.set("namespace", spec.ns);
-    env.set("declarations",
-            collect([&](const model::NativeFunction& f) { return libraryOperatorDeclaration(f, ctx.libtorch()); }));
+    env.set("declarations", operatorDeclarations(ctx, ctx.ops.functions()));
     return env;
   });
   out.write(kFunctionsHeader, [&] {
-    const std::string ops = spec.ns + "::_ops";
     support::TemplateEnv env;
     env.set("generated_comment", libraryGeneratedComment("Functions.h"));
     env.set("namespace", spec.ns);
-    env.set("definitions",
-            collect([&](const model::NativeFunction& f) { return libraryFunctionDefinitions(f, ops, ctx.libtorch()); }));
+    env.set("definitions", functionDefinitions(ctx, spec.ns, ctx.ops.functions()));
     return env;
   });
   out.write(kNativeFunctionsHeader, [&] {
