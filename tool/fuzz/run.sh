@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets of tool/fuzz with clang (ASan + UBSan) and runs them.
 #
 #   tool/fuzz/run.sh [-B BUILD_DIR] [--fresh] TARGET|all SECONDS
+#   tool/fuzz/run.sh [-B BUILD_DIR] --build-only
 #
 # TARGET is yaml, native_functions, schema, backend_yaml or derivatives. Each runs SECONDS seconds on
 # its seeds (tool/fuzz/corpus/TARGET) and on the inputs earlier runs found (BUILD_DIR/corpus/TARGET;
@@ -10,19 +11,24 @@
 # the run (exit status 1) and saves the input as BUILD_DIR/artifacts/TARGET-crash-*: reproduce with
 # `BUILD_DIR/tool/fuzz/TARGET_fuzzer FILE`, then add it, fixed, to tool/fuzz/corpus/TARGET/. Without
 # clang or its fuzzer runtime, the script says so and exits with status 77 (ctest: skipped).
+# --build-only builds every target and runs none (the main build does this, so that the fuzzers are
+# built once, through ccache, before the tests run; then it exits 0 without clang, saying so).
 set -uo pipefail
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=$source_dir/build-fuzz
 fresh=0
+build_only=0
 while (($#)); do
   case $1 in
     -B) build_dir=$2; shift 2 ;;
     --fresh) fresh=1; shift ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --build-only) build_only=1; shift ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 all_targets=(yaml native_functions schema backend_yaml derivatives)
+((build_only)) && set -- all 0
 if (($# != 2)) || ! [[ $2 =~ ^[0-9]+$ ]]; then
   echo "usage: $0 [-B BUILD_DIR] [--fresh] TARGET|all SECONDS (targets: ${all_targets[*]})" >&2
   exit 2
@@ -34,25 +40,30 @@ done
 seconds=$2
 
 cxx=${OPGEN_FUZZ_CXX:-clang++}
-if ! command -v "$cxx" >/dev/null; then
-  echo "skipped: $cxx is not installed (apt-get install -y clang)"
+unavailable() {  # the fuzzers cannot be built here: a skip for ctest, a note for the build
+  echo "skipped: $*"
+  ((build_only)) && exit 0
   exit 77
+}
+if ! command -v "$cxx" >/dev/null; then
+  unavailable "$cxx is not installed (apt-get install -y clang)"
 fi
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
 printf '%s\n' '#include <cstddef>' '#include <cstdint>' \
   'extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }' >"$probe/probe.cpp"
 if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe/probe.cpp" -o "$probe/probe" 2>"$probe/log"; then
-  echo "skipped: $cxx cannot link -fsanitize=fuzzer,address,undefined (Debian: apt-get install -y libclang-rt-14-dev): $(head -1 "$probe/log")"
-  exit 77
+  unavailable "$cxx cannot link -fsanitize=fuzzer,address,undefined (Debian: apt-get install -y libclang-rt-14-dev): $(head -1 "$probe/log")"
 fi
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-[[ -f $build_dir/CMakeCache.txt ]] && generator=()
-if ! nice cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+configured=0
+[[ -f $build_dir/CMakeCache.txt ]] && { generator=(); configured=1; }
+# Configured once; later builds re-run CMake by themselves when a CMakeLists changes.
+if ((configured == 0)) && ! nice cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
        -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" -DOPGEN_FUZZ=ON -DOPGEN_BUILD_TESTS=OFF \
        -DOPGEN_USE_MIMALLOC=OFF >"$build_dir.configure.log" 2>&1; then
   cat "$build_dir.configure.log"
@@ -69,6 +80,7 @@ nice cmake --build "$build_dir" --target "${build_targets[@]}" -j "$(nproc)" >"$
   exit 1
 }
 echo "built ${build_targets[*]} in $((SECONDS - start)) s ($build_dir)"
+((build_only)) && exit 0
 
 mkdir -p "$build_dir/artifacts" "$build_dir/logs"
 failed=()

@@ -733,7 +733,7 @@ class ApiConformance : public ::testing::TestWithParam<Input> {};
 
 TEST_P(ApiConformance, MatchesTorchgen) {
   const Input& input = GetParam();
-  if (!reference().available) GTEST_SKIP() << reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   auto [yaml, tags] = filesOf(input);
   const Reference& ref = referenceRecords(input);
   ASSERT_TRUE(ref.error.empty()) << "the reference failed on " << yaml << ":\n" << ref.error;

@@ -374,7 +374,7 @@ void expectSameResult(const std::optional<std::string>& actual, const Diagnostic
 
 TEST(CodeTemplateDifferential, TrickyCasesMatchTorchgen) {
   const test::Reference& ref = test::reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
 
   const std::vector<DiffCase> cases = differentialCases();
   std::vector<TemplateEnv> envs;
@@ -402,7 +402,7 @@ TEST(CodeTemplateDifferential, TrickyCasesMatchTorchgen) {
 // multi-line strings.
 TEST(CodeTemplateDifferential, ShippedTemplatesMatchTorchgen) {
   const test::Reference& ref = test::reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
 
   std::vector<std::string> files;
   for (const auto& dir : {ref.atenTemplates(), ref.root / "torchgen/packaged/autograd/templates"}) {

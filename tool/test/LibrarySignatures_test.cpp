@@ -42,7 +42,7 @@ std::string problemsOf(const fs::path& yaml, const fs::path& tags, const api::Li
 }  // namespace
 
 TEST(LibrarySignatures, NothingOfPyTorch2IsRefused) {
-  if (!reference().available) GTEST_SKIP() << reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   EXPECT_EQ(problemsOf(reference().atenNativeFunctions(), reference().atenTags(), api::LibtorchFacts{}), "");
 }
 

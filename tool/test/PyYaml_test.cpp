@@ -315,7 +315,7 @@ std::string renderStrings(const std::vector<std::string>& items) {
 }
 
 TEST(PyYamlConformance, StringsMatchFormatYaml) {
-  if (!opgen::test::reference().available) GTEST_SKIP() << opgen::test::reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   const std::vector<std::string> items = trickyStrings();
   const std::string want = referenceYaml("str", items);
   if (want != renderStrings(items)) ADD_FAILURE() << firstDifference("str", items, renderStrings);
@@ -335,7 +335,7 @@ std::string renderDefaults(const std::vector<std::string>& items) {
 }
 
 TEST(PyYamlConformance, DefaultsMatchPythonifyDefault) {
-  if (!opgen::test::reference().available) GTEST_SKIP() << opgen::test::reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   std::vector<std::string> items = {
       "true", "false", "1", "-1", "+5", "007", "1_000", "1__0", "_1", " 12 ", "1.0", "1e-05", "0.3333333333333333",
       "1e16", "1e15", "123456789012345678", "1.5e300", "1e400", "-1e400", "1e-400", "inf", "-inf", "Infinity", "nan",

@@ -33,7 +33,7 @@ void expectRoundTrip(const std::filesystem::path& yamlPath, size_t expectedEntri
 
 TEST(SchemaRoundTrip, Torchgen2141NativeFunctions) {
   const auto& ref = test::reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
   expectRoundTrip(ref.atenNativeFunctions(), 2585);
 }
 

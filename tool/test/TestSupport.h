@@ -316,7 +316,11 @@ struct Reference {
   fs::path runner;        // the torchgen-ref script
   fs::path root;          // `torchgen-ref root`: the folder holding the extracted torchgen/ package
   bool available = false;
-  std::string problem;    // why it is not available, with a hint on how to point to it
+  // The runner is there (configured and executable) whether or not it works: a reference that is
+  // there but cannot run is broken, and the tests that need it fail instead of skipping
+  // (OPGEN_REQUIRE_REFERENCE).
+  bool present = false;
+  std::string problem;    // why it is not available, in one line, with a hint on how to point to it
 
   // torchgen's packaged ATen inputs.
   fs::path atenNativeFunctions() const { return root / "torchgen/packaged/ATen/native/native_functions.yaml"; }
@@ -336,6 +340,20 @@ struct Reference {
     return runProcess(argv, options);
   }
 };
+
+// The last `n` non-empty lines of `text` joined with " | ", at most 400 characters: a process's error
+// output as one line.
+inline std::string lastLines(const std::string& text, size_t n) {
+  std::vector<std::string> kept;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) kept.push_back(line);
+  }
+  std::string out;
+  for (size_t i = kept.size() > n ? kept.size() - n : 0; i < kept.size(); ++i) out += (out.empty() ? "" : " | ") + kept[i];
+  return out.size() > 400 ? "..." + out.substr(out.size() - 400) : out;
+}
 
 // Finds the reference: $OPGEN_TORCHGEN_REF, else the compile-time OPGEN_TORCHGEN_REF_DEFAULT; checks it
 // by running `torchgen-ref root` (which also extracts the package on first use). The result is computed
@@ -364,11 +382,14 @@ inline const Reference& reference() {
       r.problem = "the reference generator torchgen-ref was not found at " + r.runner.string() + hint;
       return r;
     }
+    r.present = true;
     ProcessResult root = runProcess({r.runner.string(), "root"});
     std::string rootText = root.out;
     while (!rootText.empty() && (rootText.back() == '\n' || rootText.back() == '\r')) rootText.pop_back();
     if (!root.ok() || rootText.empty()) {
-      r.problem = "the reference generator at " + r.runner.string() + " is not runnable: " + root.describe() + hint;
+      r.problem = "the reference generator at " + r.runner.string() + " is there but does not run: `" +
+                  root.command + "` " + (root.signal != 0 ? "was killed by a signal" : "exited with " + std::to_string(root.exitCode)) +
+                  (root.err.empty() ? std::string() : ": " + lastLines(root.err, 3));
       return r;
     }
     r.root = rootText;
@@ -379,3 +400,15 @@ inline const Reference& reference() {
 }
 
 }  // namespace opgen::test
+
+// In a test that needs the reference: skips it when the reference is absent, fails it when the
+// reference is there but does not run (a missing xz or PyYAML must not turn the conformance suites
+// into a green run of skips).
+#define OPGEN_REQUIRE_REFERENCE()                                                   \
+  do {                                                                              \
+    const ::opgen::test::Reference& opgen_ref_ = ::opgen::test::reference();        \
+    if (!opgen_ref_.available) {                                                    \
+      if (opgen_ref_.present) FAIL() << opgen_ref_.problem;                         \
+      GTEST_SKIP() << opgen_ref_.problem;                                           \
+    }                                                                               \
+  } while (0)

@@ -257,7 +257,7 @@ TEST(Yaml, AgreesWithYamlCppOnTheTestData) {
 
 TEST(Yaml, AgreesWithYamlCppOnPyTorchsOperatorFiles) {
   const auto& ref = opgen::test::reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
   expectSameTree(opgen::test::readFile(ref.atenNativeFunctions()), ref.atenNativeFunctions().string());
   const fs::path tags = ref.atenNativeFunctions().parent_path() / "tags.yaml";
   expectSameTree(opgen::test::readFile(tags), tags.string());

@@ -272,7 +272,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 TEST_P(BackendConformance, MatchesTorchgen) {
   const Case& c = GetParam();
-  if (!reference().available) GTEST_SKIP() << reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   TempDir tmp("opgen-backend-conformance");
   fs::create_directories(tmp / "ref");
   fs::create_directories(tmp / "opg");

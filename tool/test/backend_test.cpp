@@ -38,7 +38,7 @@ BackendRun backend(const TempDir& dir, const std::string& yaml, std::vector<std:
 
 #define REQUIRE_ATEN()                                                  \
   do {                                                                  \
-    if (!reference().available) GTEST_SKIP() << reference().problem;    \
+    OPGEN_REQUIRE_REFERENCE();    \
   } while (0)
 
 constexpr const char* kSmall = R"(backend: PrivateUse1
@@ -222,7 +222,7 @@ TEST(Backend, Torch1NativeFunctionsWithTorch1Spellings) {
 TEST(Backend, Torch1StructuredKernelsCompile) {
   const fs::path legacy = OPGEN_TORCH_LEGACY_YAML;
   if (!fs::exists(legacy)) GTEST_SKIP() << legacy << " is absent (Debian's python3-torch 1.13.1)";
-  if (!reference().available) GTEST_SKIP() << reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   TempDir dir;
   BackendRun run = backend(dir, readFile(reference().runner.parent_path() / "backends/pytorch-openreg_openreg_native_functions.yaml"),
                            {"--torch-version", "1", "--include-prefix="}, legacy);

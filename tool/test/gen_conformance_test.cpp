@@ -495,7 +495,7 @@ class GenConformance : public testing::TestWithParam<Config> {};
 TEST_P(GenConformance, MatchesTorchgen) {
   const Config& c = GetParam();
   const auto& ref = reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
   std::string problem;
   const fs::path src = sourceFor(c, problem);
   ASSERT_TRUE(problem.empty()) << problem;
@@ -579,7 +579,7 @@ class GenConformanceAotiHeaders : public testing::TestWithParam<AotiHeaderCase> 
 TEST_P(GenConformanceAotiHeaders, MatchesTorchgen) {
   const AotiHeaderCase& c = GetParam();
   const auto& ref = reference();
-  if (!ref.available) GTEST_SKIP() << ref.problem;
+  OPGEN_REQUIRE_REFERENCE();
   std::string problem;
   const fs::path src = sourceFor(Config{"LibOps", Input::LibOps, {}}, problem);
   ASSERT_TRUE(problem.empty()) << problem;

@@ -298,7 +298,7 @@ TEST(Selector, YamlErrorsHaveLocations) {
 // A whole run into memory
 
 TEST(GenRun, SmallLibraryIntoMemory) {
-  if (!test::reference().available) GTEST_SKIP() << test::reference().problem;  // for the ATen templates
+  OPGEN_REQUIRE_REFERENCE();  // for the ATen templates
   test::TempDir src("opgen-genrun");
   test::writeFile(src / "native/native_functions.yaml",
                   "- func: myops::foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n  tags: core\n"

@@ -128,16 +128,16 @@ const Resolved& resolve(const Input& input) {
       r.tags = input.tags;
       break;
     case Input::Kind::Aten:
-      if (!ref.available) {
-        r.skip = ref.problem;
+      if (!ref.available) {  // absent: skipped; there but broken: failed
+        (ref.present ? r.error : r.skip) = ref.problem;
         break;
       }
       r.yaml = ref.atenNativeFunctions();
       r.tags = ref.atenTags();
       break;
     case Input::Kind::Subset: {
-      if (!ref.available) {
-        r.skip = ref.problem;
+      if (!ref.available) {  // absent: skipped; there but broken: failed
+        (ref.present ? r.error : r.skip) = ref.problem;
         break;
       }
       if (!tempDir) tempDir = std::make_unique<TempDir>("opgen-conformance");
@@ -525,7 +525,7 @@ TEST_P(ModelConformance, MatchesTorchgen) {
   const Input& input = GetParam();
   const Resolved& r = resolve(input);
   if (!r.skip.empty()) GTEST_SKIP() << r.skip;
-  if (!reference().available) GTEST_SKIP() << reference().problem;
+  OPGEN_REQUIRE_REFERENCE();
   ASSERT_TRUE(r.error.empty()) << r.error;
 
   const Model& ref = referenceModel(input, r);

@@ -82,7 +82,7 @@ void expectSameFiles(const fs::path& ref, const fs::path& opg) {
 
 #define REQUIRE_REFERENCE()                                             \
   do {                                                                  \
-    if (!reference().available) GTEST_SKIP() << reference().problem;    \
+    OPGEN_REQUIRE_REFERENCE();    \
   } while (0)
 
 void conform(const Inputs& in) {

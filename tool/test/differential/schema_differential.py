@@ -10,7 +10,7 @@ Python or C++ loads it), and the code generated for it must compile against that
         collects the schemas of the test data (tool/test/data, test_projects, tool/fuzz/corpus),
         adds deterministic mutations of each, runs `opgen library` on each one alone (namespace
         fz), and has RUNTIME_COMMAND (a python3 with torch, e.g. /usr/bin/python3 or
-        `tool/scripts/sid-root.sh run python3`) run `check` on the accepted ones.
+        `tool/scripts/torch-root.sh sid run python3`) run `check` on the accepted ones.
         Then it writes the accepted schemas (or a deterministic sample of them that uses every
         argument and return type they use: $OPGEN_DIFFERENTIAL_SAMPLE=N) as one library YAML,
         each operator renamed and given dispatch entries in turn (CompositeExplicitAutograd; CPU
