@@ -98,6 +98,9 @@ function(_opgen_add_backend_library name)
   # The kernels' header is included as "<Key>NativeFunctions.h", from the output folder.
   set(args -s "${yaml}" -o "${outdir}" --native-functions "${native_functions}" --torch-version "${arg_TORCH_VERSION}"
            --include-prefix=)
+  if(torch_facts)
+    list(APPEND args --torch-facts "${torch_facts}")
+  endif()
   if(tags)
     list(APPEND args --tags "${tags}")
   endif()

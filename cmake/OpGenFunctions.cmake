@@ -72,11 +72,70 @@ function(_opgen_run who out)
   set(${out} "${stdout}" PARENT_SCOPE)
 endfunction()
 
+# Sets OUT to the facts about the libtorch find_package(Torch) found that generated code depends on,
+# as `opgen --torch-facts` takes them (NAME=0|1,...; api::LibtorchFacts in tool/src/api/Types.h),
+# read from its headers; "" when there is no such libtorch (no TORCH_INCLUDE_DIRS). Each probe is a
+# regular expression over one or a few headers; the result is cached per include folder and the
+# headers' time stamp, so only the first configure reads them.
+function(_opgen_torch_facts out)
+  set(root "")
+  foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
+    if(EXISTS "${dir}/ATen/TensorMeta.h" AND EXISTS "${dir}/c10/util/Optional.h")
+      set(root "${dir}")
+      break()
+    endif()
+  endforeach()
+  if(NOT root)
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  file(TIMESTAMP "${root}/ATen/TensorMeta.h" stamp "%s" UTC)
+  if(DEFINED _OPGEN_TORCH_FACTS_KEY AND _OPGEN_TORCH_FACTS_KEY STREQUAL "${root}@${stamp}")
+    set(${out} "${_OPGEN_TORCH_FACTS}" PARENT_SCOPE)
+    return()
+  endif()
+  # Each fact: its name, the headers (relative to root; a missing one counts as not matching) and a
+  # regular expression that one of them matches exactly when the libtorch has the fact.
+  set(facts "")
+  macro(_opgen_probe name regex)
+    set(found 0)
+    foreach(header ${ARGN})
+      file(GLOB paths "${root}/${header}")
+      foreach(path IN LISTS paths)
+        file(STRINGS "${path}" hit REGEX "${regex}" LIMIT_COUNT 1)
+        if(hit)
+          set(found 1)
+        endif()
+      endforeach()
+    endforeach()
+    list(APPEND facts "${name}=${found}")
+  endmacro()
+  # c10::optional is std::optional's alias (a class of its own before 2.2).
+  _opgen_probe(std-optional "using (::)?std::optional;" c10/util/Optional.h)
+  # c10::fromIntArrayRefSlow, C10_AS_INTARRAYREF_SLOW (2.0 on).
+  _opgen_probe(slow-intarrayref-names "fromIntArrayRefSlow" c10/core/SymIntArrayRef.h)
+  # Autograd nodes derive from c10::intrusive_ptr_target (else std::enable_shared_from_this).
+  _opgen_probe(intrusive-nodes "struct TORCH_API Node[ :].*intrusive_ptr_target"
+               torch/csrc/autograd/function.h torch/csrc/autograd/node.h)
+  _opgen_probe(view-funcs "struct TORCH_API ViewFunc" torch/csrc/autograd/variable.h)
+  _opgen_probe(reverse-view-funcs "rev_view_func" torch/csrc/autograd/VariableTypeUtils.h)
+  # MetaBase::set_output_* take the outputs' names (the only DimnameList in the header).
+  _opgen_probe(named-tensors "DimnameList names" ATen/TensorMeta.h)
+  _opgen_probe(diagnostic-macros "define C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED"
+               c10/macros/*.h c10/util/*.h torch/headeronly/macros/*.h)
+  list(JOIN facts "," facts)
+  set(_OPGEN_TORCH_FACTS_KEY "${root}@${stamp}" CACHE INTERNAL "")
+  set(_OPGEN_TORCH_FACTS "${facts}" CACHE INTERNAL "")
+  set(${out} "${facts}" PARENT_SCOPE)
+endfunction()
+
 # What add_operator_library and add_dispatch_backend(NAME YAML ...) resolve alike, from the caller's
 # arg_* variables (cmake_parse_arguments): each input file of INPUTS, absolute, in the lower-case
 # variable of its name ("" when not given; an error when it does not exist); `type`, one of TYPES
 # (SHARED when none is given); `outdir`, the absolute OUTPUT_DIR (default <binary dir>/NAME_generated);
-# arg_TORCH_VERSION, by default the version find_package(Torch) found (else 2).
+# arg_TORCH_VERSION, by default the version find_package(Torch) found (else 2); torch_facts, the facts
+# read from that libtorch's headers (_opgen_torch_facts; "" when TORCH_VERSION is given: it overrides
+# them, the facts then come from opgen's table for that version).
 function(_opgen_resolve_arguments who name inputs types)
   foreach(input IN LISTS inputs)
     string(TOLOWER ${input} var)
@@ -109,7 +168,9 @@ function(_opgen_resolve_arguments who name inputs types)
   get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   set(outdir "${dir}" PARENT_SCOPE)
   set(version "${arg_TORCH_VERSION}")
+  set(torch_facts "")
   if(NOT version)
+    _opgen_torch_facts(torch_facts)
     # The libtorch the library is built against, when find_package(Torch) ran first.
     if(DEFINED Torch_VERSION AND NOT Torch_VERSION STREQUAL "")
       set(version "${Torch_VERSION}")
@@ -120,6 +181,7 @@ function(_opgen_resolve_arguments who name inputs types)
     endif()
   endif()
   set(arg_TORCH_VERSION "${version}" PARENT_SCOPE)
+  set(torch_facts "${torch_facts}" PARENT_SCOPE)
 endfunction()
 
 function(add_operator_library name)
@@ -144,7 +206,7 @@ TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE"
   add_library(${name} ${type} ${arg_SOURCES})
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
-    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_BACKENDS ""
+    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
     OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
@@ -184,12 +246,15 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
   set(args "${YAML}" -o "${OUTPUT_DIR}" --shards "${SHARDS}" --torch-version "${TORCH_VERSION}"
            --templates "${OPGEN_TEMPLATE_DIR}/library")
+  if(TORCH_FACTS)
+    list(APPEND args --torch-facts "${TORCH_FACTS}")
+  endif()
   if(TAGS)
     list(APPEND args --tags "${TAGS}")
   endif()
@@ -360,8 +425,8 @@ function(_opgen_linked_files name out)
 endfunction()
 
 # The C++ standard a library's code needs, as a usage requirement (PUBLIC: the targets that include
-# its headers need it too): C++17 for the generated code, or what the libtorch it is built against
-# needs when that is more (C++20 for PyTorch 2.14). PyTorch's imported target `torch` records its
+# its headers need it too), for its C++ and CUDA sources: C++17 for the generated code, or what the
+# libtorch it is built against needs when that is more (C++20 for PyTorch 2.14). PyTorch's imported target `torch` records its
 # standard in CXX_STANDARD, a property that does not reach the targets linking it.
 function(_opgen_require_cxx_standard name)
   set(std 17)
@@ -372,6 +437,12 @@ function(_opgen_require_cxx_standard name)
     endif()
   endif()
   target_compile_features(${name} PUBLIC cxx_std_${std})
+  # CUDA sources (add_dispatch_backend(NAME CUDA SOURCES kernels.cu)) include the same headers: the
+  # same standard for them, when the project has enabled CUDA.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("CUDA" IN_LIST languages)
+    target_compile_features(${name} PUBLIC cuda_std_${std})
+  endif()
 endfunction()
 
 # A ctest that compares a library's generated files with checked-in expected ones and prints a

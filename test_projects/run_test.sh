@@ -17,6 +17,10 @@
 #                                                       native_functions.yaml and libtorch compile against it
 #   run_test.sh privateuse1 GENERATOR PREFIX WORK       test_projects/privateuse1 (add_dispatch_backend): build,
 #                                                       its tests, what edits rebuild, backend YAML errors
+#   run_test.sh cuda       GENERATOR PREFIX WORK cpu|gpu  test_projects/cuda: cpu builds and tests its CPU half
+#                                                       (CUDAOPS_CUDA=OFF); gpu the whole library, CUDA kernels
+#                                                       included, where nvcc, an NVIDIA GPU and PyTorch with
+#                                                       CUDA are (else exit 77, skipped, with the reason)
 set -euo pipefail
 mode=$1 generator=$2 where=$3 work=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,7 +32,16 @@ case $mode in
   project) project=${5:-vision} ;;
   derivatives) project=autograd ;;
   privateuse1) project=privateuse1 ;;
+  cuda) project=cuda ;;
 esac
+if [[ $mode == cuda && ${5:-} == gpu ]]; then
+  # What the CUDA half needs, each missing one a reason to skip (before anything is built).
+  skip() { echo "skipped: $*"; exit 77; }
+  command -v "${CUDACXX:-nvcc}" >/dev/null || skip "no CUDA toolkit (${CUDACXX:-nvcc} is not on PATH; CUDACXX names another)"
+  command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "no NVIDIA GPU (nvidia-smi lists none)"
+  python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+    skip "python3's PyTorch has no CUDA or sees no GPU (torch.cuda.is_available() is not True)"
+fi
 rm -rf "$work"
 mkdir -p "$work"
 cp -r "$here/$project" "$work/src"
@@ -41,7 +54,7 @@ build=$work/build
 launcher=()
 if [[ -n ${OPGEN_TEST_CCACHE:-} ]] && command -v ccache >/dev/null; then
   export CCACHE_DIR=$OPGEN_TEST_CCACHE CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 configure() { cmake -S "$work/src" -B "$build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" "$@"; }
 # The build's log; the list of objects compiled and whether opgen ran.
@@ -64,6 +77,28 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
+    ;;
+  cuda)
+    if [[ $5 == gpu ]]; then
+      # PyTorch's CMake package (pip's, with CUDA) beside opgen's.
+      torch_prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+      configure -DCUDAOPS_CUDA=ON -DCMAKE_PREFIX_PATH="$where;$torch_prefix" >/dev/null
+    else
+      configure -DCUDAOPS_CUDA=OFF >/dev/null
+    fi
+    build_log >/dev/null
+    # Verbose: the tests' own counts are the summary of run_on_gpu.sh.
+    ctest --test-dir "$build" -V >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the cuda project's tests failed (above)"; }
+    grep -E "checks passed|tests passed" "$work/ctest.log"
+    quiet_rebuilds
+    if [[ $5 == gpu ]]; then
+      echo "== touching kernels.cu recompiles that file only"
+      sleep 1; touch "$work/src/kernels.cu"
+      build_log >/dev/null
+      [[ $(grep -oE "Building CUDA object [^ ]+" "$work/last.log" | sed 's/.*\///; s/\.o$//') == kernels.cu &&
+         -z $(compiled) && $(generated) == 0 ]] || fail "touch kernels.cu rebuilt: $(cat "$work/last.log")"
+    fi
+    echo "cuda ($5): all good"
     ;;
   install)
     # install_operator_library: the installed library, headers and CMake package serve another

@@ -441,7 +441,7 @@ TEST(ApiTranslate, UnsatisfiableGoalIsAnError) {
   EXPECT_EQ((*r)[1].expr, "b.has_value() ? ::std::make_optional(c10::SymInt(*b)) : ::std::nullopt");
   // libtorch 1.x: c10::optional is not std::optional, so both branches are c10's.
   goals = {NamedCType{"m", CType::optional(CType::base(SymIntT))}};
-  r = translate(ctx, goals, TranslateOptions{.libtorch = Libtorch::V1});
+  r = translate(ctx, goals, TranslateOptions{.libtorch = LibtorchFacts::ofVersion(1, 13)});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)[0].expr, "b.has_value() ? c10::make_optional(c10::SymInt(*b)) : c10::nullopt");
 }

@@ -6,7 +6,7 @@
 namespace opgen::api {
 namespace {
 
-SavedValue saved(std::string_view argument, Libtorch libtorch = Libtorch::V2) {
+SavedValue saved(std::string_view argument, const LibtorchFacts& libtorch = {}) {
   support::Expected<model::Argument> a = model::Argument::parse(argument);
   EXPECT_TRUE(a) << a.error().message;
   support::Expected<SavedValue> v = savedArgument(*a, libtorch);
@@ -21,11 +21,11 @@ TEST(AutogradApi, TensorsAreSavedVariables) {
   EXPECT_EQ(v.unpack, "self_.unpack()");
   EXPECT_TRUE(v.isTensor());
   EXPECT_EQ(v.releases(), std::vector<std::string>{"self_.reset_data();"});
-  EXPECT_EQ(savedReturn("result", Libtorch::V2).unpack, "result_.unpack(getptr())");
-  EXPECT_EQ(savedReturn("result", Libtorch::V1).unpack, "result_.unpack(shared_from_this())");
-  EXPECT_EQ(savedReturn("values", Libtorch::V1).save("values"), "torch::autograd::SavedVariable(values, true)");
+  EXPECT_EQ(savedReturn("result", LibtorchFacts{}).unpack, "result_.unpack(getptr())");
+  EXPECT_EQ(savedReturn("result", LibtorchFacts::ofVersion(1, 13)).unpack, "result_.unpack(shared_from_this())");
+  EXPECT_EQ(savedReturn("values", LibtorchFacts::ofVersion(1, 13)).save("values"), "torch::autograd::SavedVariable(values, true)");
   // torchgen's: an in-place operator's output may be a view it modified in place.
-  EXPECT_EQ(savedReturn("result", Libtorch::V2, /*inplace=*/true).save("self"),
+  EXPECT_EQ(savedReturn("result", LibtorchFacts{}, /*inplace=*/true).save("self"),
             "torch::autograd::SavedVariable(self, true, self.is_view())");
 }
 
@@ -50,15 +50,15 @@ TEST(AutogradApi, ValuesAreOwnedCopies) {
   const SavedValue sizes = saved("int[] size");
   EXPECT_EQ(sizes.type, "std::vector<int64_t>");  // an IntArrayRef would dangle
   EXPECT_EQ(sizes.save("size"), "size.vec()");
-  EXPECT_EQ(saved("float? eps", Libtorch::V1).type, "c10::optional<double>");
-  EXPECT_EQ(saved("float? eps", Libtorch::V2).type, "::std::optional<double>");
+  EXPECT_EQ(saved("float? eps", LibtorchFacts::ofVersion(1, 13)).type, "c10::optional<double>");
+  EXPECT_EQ(saved("float? eps", LibtorchFacts{}).type, "::std::optional<double>");
 }
 
 TEST(AutogradApi, TypesNodesCannotKeepYetAreErrors) {
   for (std::string_view text : {"Tensor?[] indices", "Generator? generator", "Layout layout"}) {
     support::Expected<model::Argument> a = model::Argument::parse(text);
     ASSERT_TRUE(a);
-    support::Expected<SavedValue> v = savedArgument(*a, Libtorch::V2);
+    support::Expected<SavedValue> v = savedArgument(*a, LibtorchFacts{});
     ASSERT_FALSE(v) << text;
     EXPECT_NE(v.error().message.find("graph nodes cannot keep that type yet"), std::string::npos) << v.error().message;
   }

@@ -16,7 +16,7 @@ using namespace opgen;
 using namespace opgen::test;
 
 // The problems found in a whole native_functions.yaml, one line each ("NAME: argument 'x': ...").
-std::string problemsOf(const fs::path& yaml, const fs::path& tags, api::Libtorch libtorch) {
+std::string problemsOf(const fs::path& yaml, const fs::path& tags, const api::LibtorchFacts& libtorch) {
   support::Diagnostics diags;
   auto validTags = model::loadTags(tags.string(), readFile(tags), diags);
   if (!validTags) return "cannot load " + tags.string() + ": " + diags.str();
@@ -43,11 +43,11 @@ std::string problemsOf(const fs::path& yaml, const fs::path& tags, api::Libtorch
 
 TEST(LibrarySignatures, NothingOfPyTorch2IsRefused) {
   OPGEN_REQUIRE_REFERENCE();
-  EXPECT_EQ(problemsOf(reference().atenNativeFunctions(), reference().atenTags(), api::Libtorch::V2), "");
+  EXPECT_EQ(problemsOf(reference().atenNativeFunctions(), reference().atenTags(), api::LibtorchFacts{}), "");
 }
 
 TEST(LibrarySignatures, NothingOfPyTorch1IsRefused) {
   const fs::path yaml = OPGEN_TORCH_LEGACY_YAML;
   if (!fs::exists(yaml)) GTEST_SKIP() << "no " << yaml << " (Debian's python3-torch)";
-  EXPECT_EQ(problemsOf(yaml, yaml.parent_path() / "tags.yaml", api::Libtorch::V1), "");
+  EXPECT_EQ(problemsOf(yaml, yaml.parent_path() / "tags.yaml", api::LibtorchFacts::ofVersion(1, 13)), "");
 }

@@ -216,7 +216,7 @@ TEST(Library, RefusesWhatWouldNotRegisterOrCompile) {
       {"demo::f(Tensor self) -> (Tensor a, Tensor a)", "51: error: in 'f': return 'a' is named twice"},
       {"demo::f(Tensor self, DeviceIndex d) -> Tensor", "30: error: in 'f': argument 'd': PyTorch 1.x has no type DeviceIndex", {"--torch-version", "1.13"}},
       {"demo::f(Tensor self, SymBool b) -> Tensor", "PyTorch 1.x has no type SymBool", {"--torch-version", "1.13"}},
-      {"demo::f(Tensor self, Dimname d) -> Tensor", "PyTorch 2 has no type Dimname"},
+      {"demo::f(Tensor self, Dimname d) -> Tensor", "argument 'd': this PyTorch has no type Dimname"},
       // What the generated C++ could not pass: at the argument's type, naming it and the convention.
       {"demo::f(Tensor self, Tensor(b!)? x) -> Tensor",
        "30: error: in 'f': argument 'x': type 'Tensor(b!)?' is not supported: the kernel's parameter "

@@ -43,7 +43,7 @@ std::vector<std::string> SavedValue::releases() const {
   return {};
 }
 
-support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch libtorch) {
+support::Expected<SavedValue> savedArgument(const model::Argument& a, const LibtorchFacts& libtorch) {
   SavedValue v{.name = a.name, .member = a.name + "_", .type = {}, .saveTemplate = "$expr$", .unpack = a.name + "_"};
   const model::Type& t = a.type;
   auto unsupported = [&] {
@@ -76,7 +76,7 @@ support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch l
   return v;
 }
 
-SavedValue savedReturn(const std::string& name, Libtorch libtorch, bool inplace) {
+SavedValue savedReturn(const std::string& name, const LibtorchFacts& libtorch, bool inplace) {
   return SavedValue{.name = name,
                     .member = name + "_",
                     .type = std::string(kSavedVariable),

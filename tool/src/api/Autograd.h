@@ -34,9 +34,9 @@ struct SavedValue {
 // An argument: tensors (and optional tensors, undefined when absent) as SavedVariable, tensor lists as
 // std::vector<SavedVariable>, ints, floats, bools, scalars, strings, dtypes, int/float
 // lists and optionals of those as values. An error names a type nodes cannot keep yet.
-support::Expected<SavedValue> savedArgument(const model::Argument& a, Libtorch libtorch);
+support::Expected<SavedValue> savedArgument(const model::Argument& a, const LibtorchFacts& libtorch);
 // A tensor return (a SavedVariable of an output, unpacked with the node itself). `inplace`: the
 // output of an in-place operator, its modified argument, which may be a view modified in place.
-SavedValue savedReturn(const std::string& name, Libtorch libtorch, bool inplace = false);
+SavedValue savedReturn(const std::string& name, const LibtorchFacts& libtorch, bool inplace = false);
 
 }  // namespace opgen::api

@@ -39,7 +39,7 @@ std::vector<std::string> returnNames(const model::NativeFunction& f, std::string
 
 // The C++ expression for a schema default ("None" -> "::std::nullopt", "[1,2]" -> "{1,2}", ...).
 std::string defaultExpr(std::string_view d, const model::Type& t, bool symint,
-                        const Spelling& spelling = Spelling::of(Libtorch::V2));
+                        const Spelling& spelling = Spelling::of({}));
 
 // Which C++ API flavour (torchgen's keyword arguments of cpp.arguments).
 struct Flavor {

@@ -150,17 +150,16 @@ std::optional<std::string> defaultProblem(const Type& t, std::string_view d) {
 }
 
 // Why a base type cannot be used with the given libtorch (its schema parser refuses it); nullopt if it can.
-std::optional<std::string> typeProblem(const Type& t, Libtorch libtorch) {
+std::optional<std::string> typeProblem(const Type& t, const LibtorchFacts& libtorch) {
   if (t.kind() == Type::Kind::Optional || t.kind() == Type::Kind::List) return typeProblem(t.elem(), libtorch);
   if (t.kind() != Type::Kind::Base) return std::nullopt;
   const BaseTy b = t.baseTy();
-  const bool v1 = libtorch == Libtorch::V1;
   if (b == BaseTy::GraphModule || b == BaseTy::DimVector)
     return "type " + std::string(model::baseTyName(b)) + " is torchgen's own: PyTorch's schema parser refuses it";
-  if (v1 && (b == BaseTy::DeviceIndex || b == BaseTy::SymBool))
+  if (!libtorch.deviceIndexAndSymBool && (b == BaseTy::DeviceIndex || b == BaseTy::SymBool))
     return "PyTorch 1.x has no type " + std::string(model::baseTyName(b)) + " (the library is generated for 1.x)";
-  if (!v1 && b == BaseTy::Dimname)
-    return "PyTorch 2 has no type Dimname (the library is generated for 2.x)";
+  if (!libtorch.namedTensors && b == BaseTy::Dimname)
+    return "this PyTorch has no type Dimname (named tensors are gone from its libtorch)";
   return std::nullopt;
 }
 
@@ -315,7 +314,7 @@ void checkKernels(const model::Operators& ops, std::string_view libraryNs, suppo
 // Each function's signature problems; a structured operator's are reported at its out= function (the
 // group's other functions share its arguments).
 std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblemsByFunction(const model::Operators& ops,
-                                                                                            Libtorch libtorch) {
+                                                                                            const LibtorchFacts& libtorch) {
   std::map<const model::NativeFunction*, const model::NativeFunctionsGroup*> structuredGroup;
   for (const model::NativeFunctionsGroup* g : ops.groups())
     if (g->structured()) g->forEachFunction([&](const model::NativeFunction& m) { structuredGroup.emplace(&m, g); });

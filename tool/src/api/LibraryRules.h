@@ -14,7 +14,7 @@
 namespace opgen::api {
 
 struct LibraryRulesOptions {
-  Libtorch libtorch = Libtorch::V2;
+  LibtorchFacts libtorch;
   bool pythonModule = false;  // names must also be Python identifiers (the typed package's stubs)
 };
 

@@ -53,7 +53,7 @@ struct Convention {
 
 class Checker {
  public:
-  Checker(const model::NativeFunction& f, const model::NativeFunctionsGroup* structured, Libtorch libtorch)
+  Checker(const model::NativeFunction& f, const model::NativeFunctionsGroup* structured, const LibtorchFacts& libtorch)
       : f_(f), structured_(structured), libtorch_(libtorch), options_(Options::of(f, libtorch)) {}
 
   std::vector<SignatureProblem> run() {
@@ -235,7 +235,7 @@ class Checker {
 
   const model::NativeFunction& f_;
   const model::NativeFunctionsGroup* structured_;
-  Libtorch libtorch_;
+  LibtorchFacts libtorch_;
   Options options_;
   bool inStructured_ = false;  // checking the structured kernel's functions
   std::map<std::string, std::string> byName_;
@@ -245,7 +245,7 @@ class Checker {
 
 std::vector<SignatureProblem> librarySignatureProblems(const model::NativeFunction& f,
                                                        const model::NativeFunctionsGroup* structured,
-                                                       Libtorch libtorch) {
+                                                       const LibtorchFacts& libtorch) {
   return Checker(f, structured, libtorch).run();
 }
 

@@ -29,6 +29,6 @@ struct SignatureProblem {
 // share them, and are not reported again).
 std::vector<SignatureProblem> librarySignatureProblems(const model::NativeFunction& f,
                                                        const model::NativeFunctionsGroup* structured,
-                                                       Libtorch libtorch);
+                                                       const LibtorchFacts& libtorch);
 
 }  // namespace opgen::api

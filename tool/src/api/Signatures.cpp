@@ -224,7 +224,7 @@ std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f
 // StructuredImplSignature, ViewInverseSignature
 
 StructuredImplSignature::StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name,
-                                                 Libtorch libtorch)
+                                                 const LibtorchFacts& libtorch)
     : name_(std::move(name)), libtorch_(libtorch), arguments_(structured::implArguments(g)) {}
 
 std::string StructuredImplSignature::defn() const {

@@ -186,14 +186,14 @@ std::optional<std::string> kernelSignatureProblem(const model::NativeFunction& f
 // TORCH_IMPL_FUNC(NAME)(impl arguments) of a structured group.
 class StructuredImplSignature {
  public:
-  StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name, Libtorch libtorch = Libtorch::V2);
+  StructuredImplSignature(const model::NativeFunctionsGroup& g, std::string name, const LibtorchFacts& libtorch = {});
   const std::string& name() const { return name_; }
   const std::vector<Binding>& arguments() const { return arguments_; }
   std::string defn() const;
 
  private:
   std::string name_;
-  Libtorch libtorch_;
+  LibtorchFacts libtorch_;
   std::vector<Binding> arguments_;
 };
 

@@ -1,5 +1,8 @@
 #include "api/Types.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace opgen::api {
 
 // ---------------------------------------------------------------------------------------------
@@ -81,17 +84,107 @@ CType CType::tuple(std::vector<CType> elems) {
   return CType(Kind::Tuple, BaseCppType{}, 0, nullptr, std::make_shared<const std::vector<CType>>(std::move(elems)));
 }
 
-const Spelling& Spelling::of(Libtorch libtorch) {
-  static constexpr Spelling kV2{"::std::optional",          "::std::nullopt",
-                                "::std::make_optional",     "c10::fromIntArrayRefSlow",
-                                "C10_AS_INTARRAYREF_SLOW",  "c10::intrusive_ptr",
-                                "c10::make_intrusive<$node$>()", "getptr()"};
-  static constexpr Spelling kV1{"c10::optional",            "c10::nullopt",
-                                "c10::make_optional",       "c10::fromIntArrayRef",
-                                "c10::asIntArrayRefSlow",   "std::shared_ptr",
-                                "std::shared_ptr<$node$>(new $node$(), torch::autograd::deleteNode)",
-                                "shared_from_this()"};
-  return libtorch == Libtorch::V1 ? kV1 : kV2;
+LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
+  // Each row: the first release with the fact (or the last one with it, for namedTensors). Verified
+  // against the tests' runtimes (Debian's 1.13.1, 2.6.0 and 2.14.1, whose headers the probes read)
+  // and, for the releases between, taken from PyTorch's history: c10::optional became std::optional's
+  // alias in November 2023 (2.2), reverse view functions and ViewFunc came in December 2023 and
+  // February 2024 (2.3), Node moved to intrusive pointers and named tensors were dropped in April and
+  // May 2026, after 2.11 (pip's 2.11.0 still has DimnameList in MetaBase).
+  const auto since = [&](int maj, int min) { return major > maj || (major == maj && minor >= min); };
+  LibtorchFacts f;
+  f.stdOptional = since(2, 2);
+  f.slowIntArrayRefNames = since(2, 0);
+  f.intrusiveNodes = since(2, 12);
+  f.viewFuncs = since(2, 3);
+  f.reverseViewFuncs = since(2, 3);
+  f.namedTensors = !since(2, 12);
+  f.diagnosticMacros = since(2, 0);
+  f.metaAutogradFallthrough = since(2, 0);
+  f.deviceIndexAndSymBool = since(2, 0);
+  return f;
+}
+
+const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchFacts::names() {
+  static const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>> kNames = {
+      {"std-optional", &LibtorchFacts::stdOptional},
+      {"slow-intarrayref-names", &LibtorchFacts::slowIntArrayRefNames},
+      {"intrusive-nodes", &LibtorchFacts::intrusiveNodes},
+      {"view-funcs", &LibtorchFacts::viewFuncs},
+      {"reverse-view-funcs", &LibtorchFacts::reverseViewFuncs},
+      {"named-tensors", &LibtorchFacts::namedTensors},
+      {"diagnostic-macros", &LibtorchFacts::diagnosticMacros},
+      {"meta-autograd-fallthrough", &LibtorchFacts::metaAutogradFallthrough},
+      {"device-index-and-symbool", &LibtorchFacts::deviceIndexAndSymBool},
+  };
+  return kNames;
+}
+
+std::string LibtorchChoice::setVersion(std::string_view version) {
+  const std::string v(version);
+  char* end = nullptr;
+  const long maj = std::strtol(v.c_str(), &end, 10);
+  if (end == v.c_str() || (*end != '\0' && *end != '.') || maj < 1) return "needs a version like 1.13 or 2, not '" + v + "'";
+  long min = 99;  // no minor: the major's last release
+  if (*end == '.') {
+    const char* start = end + 1;
+    min = std::strtol(start, &end, 10);
+    if (end == start || min < 0) return "needs a version like 1.13 or 2, not '" + v + "'";
+  }
+  major = static_cast<int>(maj);
+  minor = static_cast<int>(min);
+  return "";
+}
+
+std::string LibtorchChoice::addFacts(std::string_view list) {
+  std::size_t pos = 0;
+  while (pos <= list.size() && !list.empty()) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string_view item = list.substr(pos, comma - pos);
+    const std::size_t eq = item.find('=');
+    const std::string_view name = item.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    if (value != "0" && value != "1") return "needs NAME=0 or NAME=1, not '" + std::string(item) + "'";
+    bool LibtorchFacts::*member = nullptr;
+    for (const auto& [n, m] : LibtorchFacts::names())
+      if (n == name) member = m;
+    if (!member) {
+      std::string known;
+      for (const auto& [n, m] : LibtorchFacts::names()) known += (known.empty() ? "" : ", ") + std::string(n);
+      return "no fact named '" + std::string(name) + "' (known: " + known + ")";
+    }
+    given.emplace_back(member, value == "1");
+    pos = comma + 1;
+  }
+  return "";
+}
+
+LibtorchFacts LibtorchChoice::facts() const {
+  LibtorchFacts f = LibtorchFacts::ofVersion(major, minor);
+  for (const auto& [member, value] : given) f.*member = value;
+  return f;
+}
+
+const Spelling& Spelling::of(const LibtorchFacts& libtorch) {
+  // One spelling per combination of the three facts it depends on (index: optional, IntArrayRef
+  // names, nodes; one bit each).
+  static constexpr std::string_view kOptional[2][3] = {{"c10::optional", "c10::nullopt", "c10::make_optional"},
+                                                       {"::std::optional", "::std::nullopt", "::std::make_optional"}};
+  static constexpr std::string_view kIntArrayRef[2][2] = {{"c10::fromIntArrayRef", "c10::asIntArrayRefSlow"},
+                                                          {"c10::fromIntArrayRefSlow", "C10_AS_INTARRAYREF_SLOW"}};
+  static constexpr std::string_view kNodes[2][3] = {
+      {"std::shared_ptr", "std::shared_ptr<$node$>(new $node$(), torch::autograd::deleteNode)", "shared_from_this()"},
+      {"c10::intrusive_ptr", "c10::make_intrusive<$node$>()", "getptr()"}};
+  static const std::vector<Spelling> kAll = [] {
+    std::vector<Spelling> all;
+    for (int i = 0; i < 8; ++i) {
+      const int o = i & 1, a = (i >> 1) & 1, n = (i >> 2) & 1;
+      all.push_back(Spelling{kOptional[o][0], kOptional[o][1], kOptional[o][2], kIntArrayRef[a][0], kIntArrayRef[a][1],
+                             kNodes[n][0], kNodes[n][1], kNodes[n][2]});
+    }
+    return all;
+  }();
+  return kAll[(libtorch.stdOptional ? 1 : 0) | (libtorch.slowIntArrayRefNames ? 2 : 0) | (libtorch.intrusiveNodes ? 4 : 0)];
 }
 
 void CType::appendCppType(std::string& out, bool stripRef, const Spelling& spelling) const {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -22,24 +23,73 @@ namespace opgen::api {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-// The libtorch that generated code is compiled against, where it spells a name differently: PyTorch 2
-// (torchgen's spellings) or 1.x, whose c10 has its own optional and older names for two IntArrayRef
-// conversions. The api layer chooses the spelling where it makes the text (types, defaults,
-// translated expressions).
-enum class Libtorch { V2, V1 };
+// What generated code depends on in the libtorch it is compiled against: each member is one fact
+// about that libtorch (a name it has, a signature it declares), decided at configure time from the
+// found libtorch's headers (_opgen_torch_facts in cmake/OpGenFunctions.cmake) or, where only a version is known, from
+// ofVersion's table. The api and dest layers choose the text from these facts where they make it;
+// nothing asks for a version number. The default is PyTorch 2.14's libtorch (torchgen's spellings).
+struct LibtorchFacts {
+  // c10::optional is std::optional (c10/util/Optional.h; 2.2 on): optionals are spelled ::std::,
+  // else c10:: (a class of its own, which std::optional does not convert to in signatures).
+  bool stdOptional = true;
+  // c10::fromIntArrayRefSlow and C10_AS_INTARRAYREF_SLOW (c10/core/SymIntArrayRef.h; 2.0 on), else
+  // c10::fromIntArrayRef and c10::asIntArrayRefSlow.
+  bool slowIntArrayRefNames = true;
+  // Autograd graph nodes are held in c10::intrusive_ptr (torch/csrc/autograd/function.h or node.h:
+  // Node derives from c10::intrusive_ptr_target; after 2.11), else in std::shared_ptr.
+  bool intrusiveNodes = true;
+  // as_view takes the replay as a torch::autograd::ViewFunc (torch/csrc/autograd/variable.h; 2.3 on),
+  // else as a std::function.
+  bool viewFuncs = true;
+  // as_view takes a reverse replay (rev_view_func) before the creation meta
+  // (torch/csrc/autograd/VariableTypeUtils.h; 2.3 on).
+  bool reverseViewFuncs = true;
+  // Named tensors: MetaBase::set_output_* take a DimnameList (ATen/TensorMeta.h; up to 2.11), whose
+  // names structured kernels propagate (namedinference::, ATen/NamedTensorUtils.h), and the schema
+  // parser knows the type Dimname.
+  bool namedTensors = false;
+  // C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED / C10_DIAGNOSTIC_POP (c10/macros/Macros.h), else the
+  // pragmas themselves.
+  bool diagnosticMacros = true;
+  // Not in any header (the table's, from the version): libtorch registers an autograd fallthrough for
+  // Meta (2.0 on; without one, operators without derivatives cannot run on meta tensors); the schema
+  // parser knows the types DeviceIndex and SymBool (2.0 on).
+  bool metaAutogradFallthrough = true;
+  bool deviceIndexAndSymBool = true;
+
+  // The facts of a PyTorch release major.minor (the table in Types.cpp; 2.14's past it).
+  static LibtorchFacts ofVersion(int major, int minor);
+  // Each fact's name in `opgen library/backend --torch-facts` (name=0|1), and the member it sets.
+  static const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& names();
+  bool operator==(const LibtorchFacts&) const = default;
+};
+
+// What `--torch-version X[.Y]` and `--torch-facts NAME=0|1,...` choose, in either order: the facts of
+// the version's row (2.14's when none is given; a major without a minor: its last release), then each
+// named fact as given.
+struct LibtorchChoice {
+  int major = 2, minor = 14;
+  std::vector<std::pair<bool LibtorchFacts::*, bool>> given;
+
+  // "" when `version` is X, X.Y or X.Y.Z... (1 <= X), else why not.
+  std::string setVersion(std::string_view version);
+  // "" when `list` is NAME=0|1 items, comma-separated, of LibtorchFacts::names(), else why not.
+  std::string addFacts(std::string_view list);
+  LibtorchFacts facts() const;
+};
+
 struct Spelling {
   std::string_view optional;             // "::std::optional", "c10::optional"
   std::string_view nullopt;              // "::std::nullopt", "c10::nullopt"
   std::string_view makeOptional;         // "::std::make_optional", "c10::make_optional"
   std::string_view fromIntArrayRefSlow;  // "c10::fromIntArrayRefSlow", "c10::fromIntArrayRef"
   std::string_view asIntArrayRefSlow;    // "C10_AS_INTARRAYREF_SLOW", "c10::asIntArrayRefSlow"
-  // Autograd graph nodes (torch::autograd::Node): 2.x holds them in intrusive pointers, 1.x in
-  // shared ones. $node$: the node class.
+  // Autograd graph nodes (torch::autograd::Node), in intrusive or shared pointers. $node$: the node class.
   std::string_view nodePointer;          // "c10::intrusive_ptr", "std::shared_ptr"
   std::string_view newNode;              // "c10::make_intrusive<$node$>()", "std::shared_ptr<$node$>(new $node$(), ...)"
   std::string_view thisNode;             // a node's pointer to itself: "getptr()", "shared_from_this()"
 
-  static const Spelling& of(Libtorch libtorch);
+  static const Spelling& of(const LibtorchFacts& libtorch);
 };
 
 // torchgen's `local.parametrize(...)` settings, passed explicitly. torchgen sets them around the
@@ -53,13 +103,13 @@ struct Options {
   // Tensor[] arguments are `const at::ITensorListRef &` instead of `at::TensorList`.
   bool ilistRefForTensorLists = false;
   // The libtorch the code is for (not one of torchgen's settings: opgen's operator libraries).
-  Libtorch libtorch = Libtorch::V2;
+  LibtorchFacts libtorch;
 
   const Spelling& spelling() const { return Spelling::of(libtorch); }
-  static Options of(const model::NativeFunction& f, Libtorch libtorch = Libtorch::V2) {
+  static Options of(const model::NativeFunction& f, const LibtorchFacts& libtorch = {}) {
     return Options{f.useConstRefForMutableTensors, f.partOfStructuredGroup(), libtorch};
   }
-  static Options of(const model::NativeFunctionsGroup& g, Libtorch libtorch = Libtorch::V2) {
+  static Options of(const model::NativeFunctionsGroup& g, const LibtorchFacts& libtorch = {}) {
     return of(*g.out, libtorch);
   }
   static Options of(const model::NativeFunctionsViewGroup& g) { return of(*g.view); }
@@ -174,9 +224,9 @@ class CType {
 
   // The C++ spelling (torchgen's unless `spelling` says otherwise). strip_ref drops a top-level
   // reference (only there: nested types keep theirs).
-  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of({})) const;
   void appendCppType(std::string& out, bool stripRef = false,
-                     const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+                     const Spelling& spelling = Spelling::of({})) const;
   // The type without its references (const T & -> T, and inside containers too).
   CType removeConstRef() const;
 
@@ -223,7 +273,7 @@ struct NamedCType {
   ArgName name;
   CType type;
 
-  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const {
+  std::string cppType(bool stripRef = false, const Spelling& spelling = Spelling::of({})) const {
     return type.cppType(stripRef, spelling);
   }
   NamedCType removeConstRef() const { return NamedCType{name, type.removeConstRef()}; }
@@ -247,14 +297,14 @@ struct Binding {
   // The tensor options, or nullptr when the binding stands for a schema argument.
   const model::TensorOptionsArguments* tensorOptions() const;
 
-  std::string type(const Spelling& spelling = Spelling::of(Libtorch::V2)) const { return nctype.cppType(false, spelling); }
+  std::string type(const Spelling& spelling = Spelling::of({})) const { return nctype.cppType(false, spelling); }
   // "TYPE NAME=DEFAULT"; with funcPtrCast only "TYPE".
-  std::string decl(bool funcPtrCast = false, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  std::string decl(bool funcPtrCast = false, const Spelling& spelling = Spelling::of({})) const;
   // "TYPE NAME" (no default).
-  std::string defn(const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  std::string defn(const Spelling& spelling = Spelling::of({})) const;
   // decl() / defn() appended to `out`.
-  void appendDecl(std::string& out, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
-  void appendDefn(std::string& out, const Spelling& spelling = Spelling::of(Libtorch::V2)) const;
+  void appendDecl(std::string& out, const Spelling& spelling = Spelling::of({})) const;
+  void appendDefn(std::string& out, const Spelling& spelling = Spelling::of({})) const;
   Binding noDefault() const;
   Binding withName(std::string newName) const;  // torchgen's rename() and with_name()
 };
@@ -268,9 +318,9 @@ struct Expr {
 };
 
 // ", "-joined declarations / definitions / types / names / expressions (the usual argument lists).
-std::string joinDecls(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
-std::string joinDefns(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
-std::string joinTypes(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of(Libtorch::V2));
+std::string joinDecls(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of({}));
+std::string joinDefns(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of({}));
+std::string joinTypes(const std::vector<Binding>& bindings, const Spelling& spelling = Spelling::of({}));
 std::string joinNames(const std::vector<Binding>& bindings);
 std::string joinExprs(const std::vector<Expr>& exprs);
 

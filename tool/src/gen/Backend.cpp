@@ -26,7 +26,7 @@ using argparse::Arity;
 // opgen's.
 enum class Id {
   Help, SourceYaml, OutputDir, DryRun, ImplPath,
-  SourcePath, NativeFunctions, Tags, SkipMissingOperators, IncludePrefix, TorchVersion, ListOutputs, Stamp, Depfile,
+  SourcePath, NativeFunctions, Tags, SkipMissingOperators, IncludePrefix, TorchVersion, TorchFacts, ListOutputs, Stamp, Depfile,
   DepfileOutputs,
 };
 
@@ -44,6 +44,7 @@ const std::vector<argparse::Option>& specs() {
       {O(SkipMissingOperators), Arity::Flag, {"--skip-missing-operators"}},
       {O(IncludePrefix), Arity::One, {"--include-prefix"}},
       {O(TorchVersion), Arity::One, {"--torch-version"}},
+      {O(TorchFacts), Arity::One, {"--torch-facts"}},
       {O(ListOutputs), Arity::Flag, {"--list-outputs"}},
       {O(Stamp), Arity::One, {"--stamp"}},
       {O(Depfile), Arity::One, {"--depfile"}},
@@ -67,15 +68,13 @@ std::string takeAction(const argparse::Option& option, std::vector<std::string> 
     case Id::Tags: o.tags = one(); break;
     case Id::SkipMissingOperators: o.skipMissingOperators = true; break;
     case Id::IncludePrefix: o.includePrefix = one(); break;
-    case Id::TorchVersion: {
-      const std::string v = one();
-      char* end = nullptr;
-      const long major = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || (*end != '\0' && *end != '.') || major < 1)
-        return "argument --torch-version: needs a version like 1.13 or 2, not " + argparse::pyRepr(v);
-      o.torchMajor = static_cast<int>(major);
+    case Id::TorchVersion:
+      if (!o.libtorch.setVersion(one()).empty())
+        return "argument --torch-version: needs a version like 1.13 or 2, not " + argparse::pyRepr(one());
       break;
-    }
+    case Id::TorchFacts:
+      if (std::string why = o.libtorch.addFacts(one()); !why.empty()) return "argument --torch-facts: " + why;
+      break;
     case Id::ListOutputs: o.listOutputs = true; break;
     case Id::Stamp: o.stamp = one(); break;
     case Id::Depfile: o.depfile = one(); break;
@@ -114,8 +113,10 @@ Beyond torchgen:
   --include-prefix DIR               The registration files include the header as "DIR/<Key>NativeFunctions.h"
                                      ("<Key>NativeFunctions.h" when DIR is empty); torchgen uses
                                      the output directory as given.
-  --torch-version X[.Y]              The libtorch the code is compiled against (default 2; 1.x
-                                     spells optionals c10::optional).
+  --torch-version X[.Y]              The libtorch the code is compiled against (default 2.14): the
+                                     facts of that release about it.
+  --torch-facts NAME=0|1[,...]       Facts about that libtorch over the version's (add_dispatch_backend
+                                     reads them from its headers; see `opgen library --help`).
   --list-outputs                     Print the files a run would write, one per line, and stop.
   --stamp FILE                       Touch FILE after a successful run.
   --depfile FILE                     Write FILE: the stamp's dependencies (the YAMLs), for the build tool;
@@ -219,7 +220,7 @@ bool runBackend(const BackendOptions& options, support::Diagnostics& diags, std:
                                  .headerInclude = include};
 
     SelectiveBuilder everything = SelectiveBuilder::selectAll();
-    dest::ApiTable api(options.torchMajor < 2 ? api::Libtorch::V1 : api::Libtorch::V2);
+    dest::ApiTable api(options.libtorch.facts());
     std::vector<model::DispatchKey> keys = {*yaml->backendKey};
     if (yaml->autogradKey) keys.push_back(*yaml->autogradKey);
     const dest::EmitContext ctx{.ops = *ops,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api/Types.h"
 #include "support/Diagnostics.h"
 #include "support/Expected.h"
 
@@ -23,7 +24,7 @@ struct BackendOptions {
   std::optional<std::string> tags;
   bool skipMissingOperators = false;
   std::optional<std::string> includePrefix;  // the header's include path: PREFIX/<Key>NativeFunctions.h
-  int torchMajor = 2;
+  api::LibtorchChoice libtorch;  // --torch-version and --torch-facts (api/Types.h)
   bool listOutputs = false;
   std::optional<std::string> stamp, depfile;
   bool depfileOutputs = false;  // list the outputs in the depfile too (Makefiles: a deleted one re-runs)

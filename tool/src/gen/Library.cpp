@@ -37,7 +37,7 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
     diags.error({options.yamlPath, 1, 1}, "no operators: an operator library needs at least one `- func:` entry");
     return std::nullopt;
   }
-  const api::LibraryRulesOptions rules{.libtorch = options.torchMajor < 2 ? api::Libtorch::V1 : api::Libtorch::V2,
+  const api::LibraryRulesOptions rules{.libtorch = options.libtorch.facts(),
                                        .pythonModule = options.pythonModule};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
   if (ns.empty()) {
@@ -65,8 +65,14 @@ Options:
                            CompositeImplicitAutograd and CompositeExplicitAutograd are always registered.
   --tags FILE              tags.yaml (default: tags.yaml beside YAML, if any)
   --shards N               split each Register<Key>.cpp into Register<Key>_0..N-1.cpp (default 1)
-  --torch-version X[.Y]    the libtorch the code is compiled against (default 2; 1.x spells optionals
-                           c10::optional and gives structured kernels' set_output_* dimension names)
+  --torch-version X[.Y]    the libtorch the code is compiled against (default 2.14): the facts of
+                           that release about it (how optionals are spelled, what set_output_* and
+                           the autograd functions take, ...)
+  --torch-facts LIST       facts about that libtorch, NAME=0|1 comma-separated, over the version's
+                           (add_operator_library reads them from the found libtorch's headers):
+                           std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
+                           reverse-view-funcs, named-tensors, diagnostic-macros,
+                           meta-autograd-fallthrough, device-index-and-symbool
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
                            torchgen's format; also writes src/RegisterAutograd.cpp (graph nodes and
                            Autograd kernels). Operators without formulas get no Autograd kernel.
@@ -229,11 +235,9 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
       if (*end != '\0' || n < 1 || n > 64) return support::makeError("--shards needs a number from 1 to 64, not '" + *v + "'");
       o.shards = static_cast<int>(n);
     } else if (a == "--torch-version") {
-      char* end = nullptr;
-      const long major = std::strtol(v->c_str(), &end, 10);
-      if (end == v->c_str() || (*end != '\0' && *end != '.') || major < 1)
-        return support::makeError("--torch-version needs a version like 1.13 or 2, not '" + *v + "'");
-      o.torchMajor = static_cast<int>(major);
+      if (std::string why = o.libtorch.setVersion(*v); !why.empty()) return support::makeError("--torch-version " + why);
+    } else if (a == "--torch-facts") {
+      if (std::string why = o.libtorch.addFacts(*v); !why.empty()) return support::makeError("--torch-facts " + why);
     } else {
       return support::makeError("unknown option '" + a + "'");
     }
@@ -301,7 +305,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   }
 
   SelectiveBuilder everything = SelectiveBuilder::selectAll();
-  dest::ApiTable api(options.torchMajor < 2 ? api::Libtorch::V1 : api::Libtorch::V2);
+  dest::ApiTable api(options.libtorch.facts());
   const dest::EmitContext ctx{.ops = *ops,
                         .selector = everything,
                         .allOperators = everything,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/Types.h"
 #include "model/DispatchKey.h"
 #include "support/Diagnostics.h"
 #include "support/Expected.h"
@@ -22,9 +23,8 @@ struct LibraryOptions {
   std::string outputDir;
   std::string templateDir;
   int shards = 1;
-  // The major version of the libtorch the code is compiled against (1: c10::optional spellings and
-  // the DimnameList parameter of structured kernels' set_output_*).
-  int torchMajor = 2;
+  // The libtorch the code is compiled against: --torch-version and --torch-facts (api/Types.h).
+  api::LibtorchChoice libtorch;
   bool pythonModule = false;                 // also the typed Python package python/NS/
   bool perOperatorHeaders = false;           // also include/NS/ops/OP{_ops,,_native}.h
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp

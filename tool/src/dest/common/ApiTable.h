@@ -162,8 +162,8 @@ class KernelTable {
 class ApiTable {
  public:
   // The table of a run whose code is compiled against `libtorch` (every entry's options say it).
-  explicit ApiTable(api::Libtorch libtorch = api::Libtorch::V2) : libtorch_(libtorch) {}
-  api::Libtorch libtorch() const { return libtorch_; }
+  explicit ApiTable(const api::LibtorchFacts& libtorch = {}) : libtorch_(libtorch) {}
+  const api::LibtorchFacts& libtorch() const { return libtorch_; }
 
   // f under `options` (api::Options::of(f), or a group's).
   const FunctionApi& of(const model::NativeFunction& f, const api::Options& options) {
@@ -181,7 +181,7 @@ class ApiTable {
       return reinterpret_cast<size_t>(std::get<0>(k)) ^ (size_t{std::get<1>(k)} << 1) ^ size_t{std::get<2>(k)};
     }
   };
-  const api::Libtorch libtorch_;
+  const api::LibtorchFacts libtorch_;
   support::OnceMap<Key, FunctionApi, KeyHash> functions_;
   std::recursive_mutex namesLock_;
   support::OnceValue<KernelTable::Names> names_;

@@ -33,7 +33,7 @@ struct AutogenKernelStyle {
   // argument twice, the clones after the first not at all. Otherwise every statement by two spaces.
   bool torchgenIndentation = true;
   // The libtorch the text is for (its optional spellings).
-  api::Libtorch libtorch = api::Libtorch::V2;
+  api::LibtorchFacts libtorch;
 };
 
 // The definition of g's generated functional kernel (g.functional->generated()), in terms of g's

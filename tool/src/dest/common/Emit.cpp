@@ -15,7 +15,7 @@ std::string OperatorSelector::operatorName(const model::NativeFunction& f) { ret
 
 const model::BackendIndex& EmitContext::backendIndex(model::DispatchKey key) const { return ops.index(key); }
 
-api::Libtorch EmitContext::libtorch() const { return api.libtorch(); }
+const api::LibtorchFacts& EmitContext::libtorch() const { return api.libtorch(); }
 
 std::string atenInclude(std::string_view header) {
   //   $header$ the header's path below ATen/, without ".h"

@@ -162,7 +162,7 @@ struct EmitContext {
   // whose dispatch key is Undefined when no kernel uses the key.
   // The libtorch the code is compiled against (the api table's): 1.x spells a few names differently
   // (api::Spelling), and its structured kernels' set_output_* also take the outputs' dimension names.
-  api::Libtorch libtorch() const;
+  const api::LibtorchFacts& libtorch() const;
   const model::BackendIndex& backendIndex(model::DispatchKey key) const;
   bool isFunctionsKey(model::DispatchKey key) const { return functionsKeys.count(key) != 0; }
 };

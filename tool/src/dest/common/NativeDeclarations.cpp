@@ -110,7 +110,7 @@ using KernelOf = std::function<const model::BackendMetadata*(const model::Backen
 // torchgen's gen_unstructured: the prototype of f's kernel for this backend, if it has one.
 support::Expected<std::optional<std::string>> unstructuredKernel(const model::NativeFunction& f,
                                                                  const model::BackendIndex& index,
-                                                                 const KernelOf& kernelOf, api::Libtorch libtorch) {
+                                                                 const KernelOf& kernelOf, const api::LibtorchFacts& libtorch) {
   const model::BackendMetadata* m = kernelOf(index, f);
   if (m == nullptr || support::contains(m->kernel, "legacy::")) return std::optional<std::string>();
   support::Expected<api::KernelSignature> sig = api::kernelSignature(f, index, api::Options::of(f, libtorch));
@@ -123,7 +123,7 @@ support::Expected<std::optional<std::string>> unstructuredKernel(const model::Na
 support::Expected<std::vector<std::string>> declarationsFor(const model::FunctionOrGroup& item,
                                                             const model::BackendIndex& index,
                                                             const KernelOf& kernelOf, std::string_view metaNamespace,
-                                                            api::Libtorch libtorch = api::Libtorch::V2) {
+                                                            const api::LibtorchFacts& libtorch = {}) {
   std::vector<std::string> out;
   auto addUnstructured = [&](const model::NativeFunction& f) -> std::optional<support::Error> {
     auto decl = unstructuredKernel(f, index, kernelOf, libtorch);
@@ -170,7 +170,7 @@ std::pair<std::string, std::string> namespaceBraces(std::string_view ns) {
 
 }  // namespace
 
-support::Expected<std::string> metaFunctionDeclaration(const model::NativeFunctionsGroup& g, api::Libtorch libtorch) {
+support::Expected<std::string> metaFunctionDeclaration(const model::NativeFunctionsGroup& g, const api::LibtorchFacts& libtorch) {
   const api::Spelling& spelling = api::Spelling::of(libtorch);
   if (std::optional<std::string> problem = api::structured::checkSupported(g)) return support::makeError(*problem);
   const model::NativeFunction& out = *g.out;
@@ -188,7 +188,7 @@ support::Expected<std::string> metaFunctionDeclaration(const model::NativeFuncti
 }
 
 std::vector<std::string> metaFunctionDeclarations(const std::vector<const model::NativeFunctionsGroup*>& groups,
-                                                  support::Diagnostics& diags, api::Libtorch libtorch) {
+                                                  support::Diagnostics& diags, const api::LibtorchFacts& libtorch) {
   std::vector<std::string> out;
   for (const model::NativeFunctionsGroup* g : groups)
     if (g->structured()) out.push_back(valueOrReport(metaFunctionDeclaration(*g, libtorch), *g->out, diags));
@@ -198,7 +198,7 @@ std::vector<std::string> metaFunctionDeclarations(const std::vector<const model:
 support::Expected<std::vector<std::string>> nativeFunctionDeclarations(const model::FunctionOrGroup& item,
                                                                        const model::BackendIndex& index,
                                                                        std::string_view metaNamespace,
-                                                                       api::Libtorch libtorch) {
+                                                                       const api::LibtorchFacts& libtorch) {
   return declarationsFor(
       item, index, [](const model::BackendIndex& i, const model::NativeFunction& f) { return i.find(f.func.name); },
       metaNamespace, libtorch);

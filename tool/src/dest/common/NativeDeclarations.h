@@ -18,12 +18,12 @@ namespace opgen::dest {
 // (with the precompute_out template when the out= function declares `precomputed:`).
 // Types are spelled for `libtorch`.
 support::Expected<std::string> metaFunctionDeclaration(const model::NativeFunctionsGroup& g,
-                                                       api::Libtorch libtorch = api::Libtorch::V2);
+                                                       const api::LibtorchFacts& libtorch = {});
 
 // The meta declarations of the structured groups among `groups`, in order (errors reported).
 std::vector<std::string> metaFunctionDeclarations(const std::vector<const model::NativeFunctionsGroup*>& groups,
                                                   support::Diagnostics& diags,
-                                                  api::Libtorch libtorch = api::Libtorch::V2);
+                                                  const api::LibtorchFacts& libtorch = {});
 
 // The declarations of one function's (or group's) kernels for one backend: TORCH_API (static for
 // external backends) kernel prototypes, or the structured_KERNEL class of a structured kernel, which
@@ -31,7 +31,7 @@ std::vector<std::string> metaFunctionDeclarations(const std::vector<const model:
 support::Expected<std::vector<std::string>> nativeFunctionDeclarations(const model::FunctionOrGroup& item,
                                                                        const model::BackendIndex& index,
                                                                        std::string_view metaNamespace = "at::meta",
-                                                                       api::Libtorch libtorch = api::Libtorch::V2);
+                                                                       const api::LibtorchFacts& libtorch = {});
 
 // The kernels of these functions and groups for every backend, grouped by kernel namespace, each
 // namespace's block split into lines (torchgen's get_native_function_declarations). Errors are reported.

@@ -83,8 +83,9 @@ constexpr std::string_view kNoDeviceCheck = "  // No device check\n";
 constexpr std::string_view kDeviceCheckHead =
     "std::optional<Device> common_device = std::nullopt;\n"
     "(void)common_device; // Suppress unused variable warning\n";
-// The same for libtorch 1.x, whose check_and_update_common_device takes a c10::optional.
-constexpr std::string_view kDeviceCheckHeadV1 =
+// The same for a libtorch whose c10::optional is not std::optional (check_and_update_common_device
+// takes a c10::optional).
+constexpr std::string_view kDeviceCheckHeadC10 =
     "c10::optional<Device> common_device = c10::nullopt;\n"
     "(void)common_device; // Suppress unused variable warning\n";
 constexpr std::string_view kDeviceCheckArgument =
@@ -274,9 +275,9 @@ bool RegisterDispatchKeyEmitter::emitDirectApi(const FunctionApi& f, const std::
 }
 
 std::string RegisterDispatchKeyEmitter::deviceCheck(const model::NativeFunction& f, std::string_view methodName,
-                                                    api::Libtorch libtorch) {
+                                                    const api::LibtorchFacts& libtorch) {
   if (f.deviceCheck == model::DeviceCheckType::NoCheck) return std::string(kNoDeviceCheck);
-  std::string text(libtorch == api::Libtorch::V1 ? kDeviceCheckHeadV1 : kDeviceCheckHead);
+  std::string text(!libtorch.stdOptional ? kDeviceCheckHeadC10 : kDeviceCheckHead);
   auto check = [&](const model::Argument& a) {
     if (a.type.isTensorLike()) support::appendSnippet(text, kDeviceCheckArgument, {{"arg", a.name}, {"method", methodName}});
   };

@@ -100,7 +100,7 @@ class RegisterDispatchKeyEmitter {
   // torchgen's gen_device_check: the checks that every tensor argument (out arguments first) is on
   // the same device, naming `methodName` in the message; its optional spelled for `libtorch`.
   static std::string deviceCheck(const model::NativeFunction& f, std::string_view methodName,
-                                 api::Libtorch libtorch = api::Libtorch::V2);
+                                 const api::LibtorchFacts& libtorch = {});
   // Reports `message` at f's location; returns false.
   bool fail(const model::NativeFunction& f, const std::string& message) const;
   // Reports a schema the C++ API cannot express; false when there is one.

@@ -14,10 +14,10 @@ using model::DispatchKey;
 // The helpers of structured kernels, each for the keys that use it (gen_registration_helpers).
 constexpr std::string_view kHelpersPush = "C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(\"-Wunused-function\")";
 constexpr std::string_view kHelpersPop = "C10_DIAGNOSTIC_POP()";
-// libtorch 1.x has no C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED: the pragmas themselves.
-constexpr std::string_view kHelpersPushV1 =
+// A libtorch without C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED (1.x): the pragmas themselves.
+constexpr std::string_view kHelpersPushPragmas =
     "#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-function\"";
-constexpr std::string_view kHelpersPopV1 = "#pragma GCC diagnostic pop";
+constexpr std::string_view kHelpersPopPragmas = "#pragma GCC diagnostic pop";
 
 //   $empty$ and $empty_strided$ the key's tensor factories, $options$ the options they get
 constexpr std::string_view kCreateOutHelper = R"cc(
@@ -135,7 +135,7 @@ std::optional<EmptyImpls> emptyImpls(DispatchKey key) {
 }  // namespace
 
 // gen_registration_helpers.
-std::vector<std::string> registrationHelpers(const model::BackendIndex& index, api::Libtorch libtorch) {
+std::vector<std::string> registrationHelpers(const model::BackendIndex& index, const api::LibtorchFacts& libtorch) {
   const DispatchKey key = index.dispatchKey();
   std::optional<EmptyImpls> impls = emptyImpls(key);
   // An external backend's structured kernels (beyond torchgen) create outputs through the dispatcher.
@@ -143,8 +143,8 @@ std::vector<std::string> registrationHelpers(const model::BackendIndex& index, a
     for (const auto& [name, m] : index.entries())
       if (m.structured) impls = EmptyImpls{"at::empty", "at::empty_strided"};
   }
-  const bool v1 = libtorch == api::Libtorch::V1;
-  std::vector<std::string> helpers = {std::string(v1 ? kHelpersPushV1 : kHelpersPush)};
+  const bool pragmas = !libtorch.diagnosticMacros;
+  std::vector<std::string> helpers = {std::string(pragmas ? kHelpersPushPragmas : kHelpersPush)};
   if (impls) {
     helpers.push_back(support::fillSnippet(kCreateOutHelper,
                                   {{"empty", impls->empty},
@@ -155,7 +155,7 @@ std::vector<std::string> registrationHelpers(const model::BackendIndex& index, a
   if (key != DispatchKey::CompositeExplicitAutogradNonFunctional) helpers.emplace_back(kResizeOutHelper);
   helpers.emplace_back(kCheckInplaceHelper);
   if (impls) helpers.push_back(support::fillSnippet(kMaybeCreateProxyHelper, {{"empty_strided", impls->emptyStrided}}));
-  helpers.emplace_back(v1 ? kHelpersPopV1 : kHelpersPop);
+  helpers.emplace_back(pragmas ? kHelpersPopPragmas : kHelpersPop);
   return helpers;
 }
 

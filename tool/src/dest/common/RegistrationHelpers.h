@@ -17,6 +17,6 @@ std::vector<std::string> registrationHeaders(const model::BackendIndex& index, b
 
 // gen_registration_helpers: create_out, resize_out, check_inplace, maybe_create_proxy (as the key
 // needs them), between the diagnostic push and pop (spelled for `libtorch`).
-std::vector<std::string> registrationHelpers(const model::BackendIndex& index, api::Libtorch libtorch = api::Libtorch::V2);
+std::vector<std::string> registrationHelpers(const model::BackendIndex& index, const api::LibtorchFacts& libtorch = {});
 
 }  // namespace opgen::dest

@@ -377,7 +377,7 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
   std::string super;
   if (g_.out->structuredInherits) {
     super = support::indentLines(
-        support::fillSnippet(kSetOutputSuper, {{"parent", names.parent}, {"names", base_.ctx().libtorch() == api::Libtorch::V1 ? kNamesArgument : ""}}),
+        support::fillSnippet(kSetOutputSuper, {{"parent", names.parent}, {"names", base_.ctx().libtorch().namedTensors ? kNamesArgument : ""}}),
         "        ");
   }
   std::string setOutput;
@@ -410,7 +410,7 @@ Expected<std::string> StructuredKernelEmitter::classDefinition(const model::Nati
 // The set_output_* functions indented, split where the parent's calls go (see kSetOutputFunction).
 Expected<std::vector<std::string>> StructuredKernelEmitter::setOutputFunctions(SchemaKind kind) const {
   constexpr std::string_view kIndent = "    ";
-  const bool names = base_.ctx().libtorch() == api::Libtorch::V1;
+  const bool names = base_.ctx().libtorch().namedTensors;
   std::vector<std::string> pieces;
   std::string text = "\n";
   for (const bool strided : {true, false}) {

@@ -162,8 +162,10 @@ $head$ {
 }
 )cc";
 
-// opgen_as_view (torchgen's as_view call), per libtorch: 2.x takes the replay as a ViewFunc.
-constexpr std::string_view kViewHelpersV2 = R"cc(
+// opgen_as_view (torchgen's as_view call), per libtorch: one whose as_view takes the replay as a
+// ViewFunc (LibtorchFacts::viewFuncs), or as a std::function ($reverse$: the reverse replay as_view
+// takes before the creation meta, where it takes one).
+constexpr std::string_view kViewHelpersViewFunc = R"cc(
 // A view operator's replay on another base, for as_view (when as_strided cannot recreate the view).
 struct OpgenViewFunc : public torch::autograd::ViewFunc {
   explicit OpgenViewFunc(std::function<at::Tensor(const at::Tensor&)> replay) : replay_(std::move(replay)) {}
@@ -191,7 +193,7 @@ struct OpgenViewFunc : public torch::autograd::ViewFunc {
                                   std::move(func), /*rev_view_func=*/nullptr, creation_meta);
 }
 )cc";
-constexpr std::string_view kViewHelpersV1 = R"cc(
+constexpr std::string_view kViewHelpersFunction = R"cc(
 // The output of a view operator as a view of its base for autograd (what torchgen's ADInplaceOrView
 // kernels do), with the replay of the operator when as_strided cannot recreate the view.
 [[maybe_unused]] at::Tensor opgen_as_view(const at::Tensor& base, const at::Tensor& output,
@@ -202,7 +204,7 @@ constexpr std::string_view kViewHelpersV1 = R"cc(
                              : at::GradMode::is_enabled()    ? torch::autograd::CreationMeta::DEFAULT
                                                              : torch::autograd::CreationMeta::NO_GRAD_MODE;
   return torch::autograd::as_view(base, output, /*is_bw_differentiable=*/true, /*is_fw_differentiable=*/true,
-                                  std::move(func), creation_meta);
+                                  std::move(func), $reverse$creation_meta);
 }
 )cc";
 
@@ -247,7 +249,7 @@ struct Entry {
   }
 };
 
-support::Expected<Entry> entryOf(const model::Derivative& d, api::Libtorch libtorch, const model::InplaceVariant* variant = nullptr) {
+support::Expected<Entry> entryOf(const model::Derivative& d, const api::LibtorchFacts& libtorch, const model::InplaceVariant* variant = nullptr) {
   const model::NativeFunction& f = variant ? *variant->function : *d.function;
   Entry e{d, f, api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch)), {}, {},
           variant ? &variant->forward : &d.forward, variant != nullptr};
@@ -444,7 +446,7 @@ std::string mutatedReturn(const model::NativeFunction& f) {
   return "return " + (mutated.size() == 1 ? mutated.front() : "std::forward_as_tuple(" + support::join(mutated, ", ") + ")") + ";";
 }
 
-std::string kernelCode(const Entry& e, const std::string& ns, api::Libtorch libtorch) {
+std::string kernelCode(const Entry& e, const std::string& ns, const api::LibtorchFacts& libtorch) {
   const model::Derivative& d = e.d;
   const api::Spelling& spelling = api::Spelling::of(libtorch);
   const std::string diff = support::join(d.differentiableInputs, ", ");
@@ -501,7 +503,7 @@ std::string kernelCode(const Entry& e, const std::string& ns, api::Libtorch libt
 }
 
 // The Autograd kernel of an out= overload of e's operator.
-std::string outKernelCode(const Entry& e, const model::NativeFunction& out, const std::string& ns, api::Libtorch libtorch) {
+std::string outKernelCode(const Entry& e, const model::NativeFunction& out, const std::string& ns, const api::LibtorchFacts& libtorch) {
   const model::Derivative& d = e.d;
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(out.func, api::Options::of(out, libtorch));
   // torchgen's differentiable inputs: the tensor-like arguments not marked non_differentiable.
@@ -550,7 +552,7 @@ support::Expected<std::pair<std::string, std::string>> replayCapture(const model
   return support::makeError("view operators with an argument of type " + t.str() + " ('" + a.name + "') are not supported yet");
 }
 
-support::Expected<std::string> viewCode(const model::Derivative& d, const std::string& ns, api::Libtorch libtorch) {
+support::Expected<std::string> viewCode(const model::Derivative& d, const std::string& ns, const api::LibtorchFacts& libtorch) {
   const model::NativeFunction& f = *d.function;
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
   const std::string args = api::joinNames(sig.arguments());
@@ -578,7 +580,7 @@ support::Expected<std::string> viewCode(const model::Derivative& d, const std::s
 }
 
 // The ADInplaceOrView kernel of an in-place or out= operator: the version counters of what it modifies.
-std::string inplaceOrViewCode(const model::NativeFunction& f, const std::string& ns, api::Libtorch libtorch) {
+std::string inplaceOrViewCode(const model::NativeFunction& f, const std::string& ns, const api::LibtorchFacts& libtorch) {
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
   const std::string args = api::joinNames(sig.arguments());
   return support::fillSnippet(
@@ -657,7 +659,14 @@ void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::De
     support::TemplateEnv env;
     env.set("generated_comment", libraryGeneratedComment(kFile));
     env.set("namespace", ns);
-    env.set("view_helpers", hasViews ? std::string(ctx.libtorch() == api::Libtorch::V1 ? kViewHelpersV1 : kViewHelpersV2) : "");
+    std::string viewHelpers;
+    if (hasViews && ctx.libtorch().viewFuncs) {
+      viewHelpers = kViewHelpersViewFunc;
+    } else if (hasViews) {
+      viewHelpers = support::fillSnippet(
+          kViewHelpersFunction, {{"reverse", ctx.libtorch().reverseViewFuncs ? "/*rev_view_func=*/nullptr, " : ""}});
+    }
+    env.set("view_helpers", viewHelpers);
     env.set("nodes", nodes);
     env.set("kernels", kernels);
     env.set("registrations", registrations);

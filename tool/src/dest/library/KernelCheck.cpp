@@ -57,7 +57,7 @@ class KernelList {
 };
 
 // The C++ types of a signature's parameters.
-std::vector<std::string> typesOf(const std::vector<api::Binding>& bindings, api::Libtorch libtorch) {
+std::vector<std::string> typesOf(const std::vector<api::Binding>& bindings, const api::LibtorchFacts& libtorch) {
   std::vector<std::string> types;
   for (const api::Binding& b : bindings) types.push_back(b.type(api::Spelling::of(libtorch)));
   return types;
@@ -66,7 +66,7 @@ std::vector<std::string> typesOf(const std::vector<api::Binding>& bindings, api:
 // The kernels of one item in one backend index (NativeDeclarations' declarationsFor, as symbols).
 void addKernels(const EmitContext& ctx, const model::FunctionOrGroup& item, const model::BackendIndex& index,
                 KernelList& out) {
-  const api::Libtorch libtorch = ctx.libtorch();
+  const api::LibtorchFacts& libtorch = ctx.libtorch();
   const std::string key(model::dispatchKeyName(index.dispatchKey()));
   auto addUnstructured = [&](const model::NativeFunction& f) {
     // The kernels of the variants autogen: adds are opgen's, in src/AutogenKernels.cpp.

@@ -262,9 +262,9 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, Dispatch
   const model::BackendIndex& index = ctx.backendIndex(key);
   RegisterDispatchKeyEmitter emitter(ctx, index, KernelTargets{.declarations = false, .definitions = true});
   std::vector<std::vector<std::string>> definitions(spec.shards), registrations(spec.shards);
-  // libtorch 1.x has no autograd fallthrough for Meta (it has one for CPU, CUDA, ...): without one,
+  // A libtorch without an autograd fallthrough for Meta (1.x has one for CPU, CUDA, ...): without one,
   // operators without autograd formulas cannot run on meta tensors.
-  const bool fallthroughs = key == DispatchKey::Meta && ctx.libtorch() == api::Libtorch::V1;
+  const bool fallthroughs = key == DispatchKey::Meta && !ctx.libtorch().metaAutogradFallthrough;
   std::vector<std::vector<std::string>> autogradMetaImpls(spec.shards);
   KernelCode code;
   for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
@@ -283,9 +283,9 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, Dispatch
       autogradMeta[shard] = support::fillSnippet(
           kAutogradMetaFallthroughs, {{"namespace", spec.ns}, {"impls", support::join(autogradMetaImpls[shard], "\n  ")}});
   std::string helpers, includes;
-  // libtorch 1.x's structured kernels propagate the outputs' dimension names (namedinference::),
-  // declared in a header that PyTorch 2.14 no longer has.
-  if (ctx.libtorch() == api::Libtorch::V1) includes = "#include <ATen/NamedTensorUtils.h>\n";
+  // With named tensors, structured kernels propagate the outputs' dimension names (namedinference::),
+  // declared in a header that a libtorch without them no longer has.
+  if (ctx.libtorch().namedTensors) includes = "#include <ATen/NamedTensorUtils.h>\n";
   if (std::optional<Factories> factories = factoriesOf(key)) {
     support::TemplateEnv env;
     env.set("empty", std::string(factories->empty));

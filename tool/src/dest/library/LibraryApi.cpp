@@ -54,7 +54,7 @@ inline $decl$ {
 
 }  // namespace
 
-support::Expected<std::string> libraryOperatorDeclaration(const model::NativeFunction& f, api::Libtorch libtorch) {
+support::Expected<std::string> libraryOperatorDeclaration(const model::NativeFunction& f, const api::LibtorchFacts& libtorch) {
   if (auto check = checkCppApi(f); !check) return check;
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
   return support::fillSnippet(kStruct, {{"schema", f.func.str()},
@@ -67,7 +67,7 @@ support::Expected<std::string> libraryOperatorDeclaration(const model::NativeFun
                                {"redispatch", sig.decl({.name = "redispatch", .isRedispatchingFn = true})}});
 }
 
-support::Expected<std::string> libraryOperatorDefinitions(const model::NativeFunction& f, api::Libtorch libtorch) {
+support::Expected<std::string> libraryOperatorDefinitions(const model::NativeFunction& f, const api::LibtorchFacts& libtorch) {
   if (auto check = checkCppApi(f); !check) return check;
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, api::Options::of(f, libtorch));
   const std::string name = f.func.name.unambiguousName();
@@ -82,7 +82,7 @@ support::Expected<std::string> libraryOperatorDefinitions(const model::NativeFun
 }
 
 support::Expected<std::string> libraryFunctionDefinitions(const model::NativeFunction& f, std::string_view opsNamespace,
-                                                          api::Libtorch libtorch) {
+                                                          const api::LibtorchFacts& libtorch) {
   if (auto check = checkCppApi(f); !check) return check;
   const api::Options options = api::Options::of(f, libtorch);
   const api::CppSignatureGroup group =

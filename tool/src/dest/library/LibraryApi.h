@@ -19,13 +19,13 @@
 namespace opgen::dest {
 
 // `struct OP { ... };` for NS::_ops (with a leading comment naming the schema).
-support::Expected<std::string> libraryOperatorDeclaration(const model::NativeFunction& f, api::Libtorch libtorch);
+support::Expected<std::string> libraryOperatorDeclaration(const model::NativeFunction& f, const api::LibtorchFacts& libtorch);
 
 // The typed-handle accessor and the definitions of call() and redispatch() of f's struct.
-support::Expected<std::string> libraryOperatorDefinitions(const model::NativeFunction& f, api::Libtorch libtorch);
+support::Expected<std::string> libraryOperatorDefinitions(const model::NativeFunction& f, const api::LibtorchFacts& libtorch);
 
 // f's NS::op overloads as inline functions calling `opsNamespace`::OP::call.
 support::Expected<std::string> libraryFunctionDefinitions(const model::NativeFunction& f, std::string_view opsNamespace,
-                                                          api::Libtorch libtorch);
+                                                          const api::LibtorchFacts& libtorch);
 
 }  // namespace opgen::dest
