@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Runs one family of the reference's autograd generator (torchgen/packaged/autograd), so that the
+conformance tests (tool/test/autograd_conformance_test.cpp) compare only the files opgen writes, without
+paying for the whole of gen_autograd. Run it with the reference torchgen importable (PYTHONHASHSEED=0):
+
+    torchgen-ref python autograd_ref.py FAMILY[,FAMILY...] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
+
+FAMILY (each run as gen_autograd runs it):
+  variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
+  trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
+  variable_factories   gen_variable_factories (variable_factories.h)
+  annotated_fn_args    gen_annotated_fn_args.gen_annotated (annotated_fn_args.py)
+  gen_autograd         the whole of gen_autograd.main()
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+
+
+def main() -> int:
+    if len(sys.argv) != 6:
+        print(__doc__, file=sys.stderr)
+        return 2
+    families, native, tags, out, autograd_dir = sys.argv[1:]
+    for family in families.split(","):
+        if run(family, native, tags, out, autograd_dir) != 0:
+            return 2
+    return 0
+
+
+def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int:
+    templates = os.path.join(autograd_dir, "templates")
+    if family == "variable_type_h":
+        from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
+
+        with tempfile.TemporaryDirectory() as tmp:
+            gen_variable_type(tmp, native, tags, [], templates, set())
+            shutil.copyfile(os.path.join(tmp, "VariableType.h"), os.path.join(out, "VariableType.h"))
+    elif family == "trace_type":
+        from torchgen.gen import parse_native_yaml
+        from torchgen.packaged.autograd.gen_trace_type import gen_trace_type
+
+        gen_trace_type(out, parse_native_yaml(native, tags).native_functions, templates)
+    elif family == "variable_factories":
+        from torchgen.packaged.autograd.gen_variable_factories import gen_variable_factories
+
+        gen_variable_factories(out, native, tags, templates)
+    elif family == "annotated_fn_args":
+        from torchgen.packaged.autograd.gen_annotated_fn_args import gen_annotated
+
+        gen_annotated(native, tags, out, autograd_dir)
+    elif family == "gen_autograd":
+        from torchgen.packaged.autograd import gen_autograd
+
+        sys.argv = ["gen_autograd", native, tags, out, autograd_dir]
+        gen_autograd.main()
+    else:
+        print(f"autograd_ref.py: unknown family {family!r}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
