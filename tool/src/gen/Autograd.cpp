@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "api/DifferentiabilityInfo.h"
 #include "dest/autograd/AnnotatedFnArgs.h"
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/VariableFactories.h"
@@ -28,6 +29,12 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
   if (options.annotatedFnArgs) {
     dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
   } else {
+    // derivatives.yaml is read and checked as gen_autograd does (the files written so far do not use it).
+    const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
+    support::InputFiles inputs(diags);
+    const std::optional<std::string> text = inputs.read(derivativesPath);
+    if (!text || !api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags)) return false;
+    timer.lap("derivatives");
     const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
     // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
     dest::autograd::emitVariableTypeHeader(commentDir, fm);
@@ -51,7 +58,8 @@ writes only
   VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, variable_factories.h
 and not yet Functions.h/.cpp, ViewFuncs.h/.cpp, VariableType_0..9.cpp,
 VariableTypeEverything.cpp, ADInplaceOrViewType_0..1.cpp,
-ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp (derivatives.yaml is not read yet).
+ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. It reads and checks
+derivatives.yaml as gen_autograd does (the same refusals), though no file it writes yet uses it.
 Nor what gen_autograd_python writes (python_functions.h, python_functions_0..4.cpp; the Python
 bindings themselves are `opgen python`'s).
 

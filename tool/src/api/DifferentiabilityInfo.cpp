@@ -1,0 +1,707 @@
+#include "api/DifferentiabilityInfo.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "api/Cpp.h"
+#include "api/Signatures.h"
+#include "support/Strings.h"
+#include "support/Yaml.h"
+
+namespace opgen::api::autograd {
+
+namespace {
+
+using model::NativeFunction;
+using model::SchemaKind;
+using support::SourceLoc;
+using support::YamlNode;
+
+// Python's \w on the ASCII formulas of derivatives.yaml (bytes of other characters count as letters).
+bool isWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80; }
+
+// One match of (^|\W)NAME($|\W): where it starts, where the name is, where it ends.
+struct IdentMatch {
+  std::size_t begin, nameAt, end;
+};
+
+// The matches re.finditer finds, left to right, each starting at or after the previous one's end.
+std::vector<IdentMatch> identMatches(std::string_view text, std::string_view name) {
+  std::vector<IdentMatch> out;
+  std::size_t pos = 0;
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    std::size_t begin;
+    if (at == 0 && pos == 0) begin = 0;
+    else if (at > 0 && at - 1 >= pos && !isWord(text[at - 1])) begin = at - 1;
+    else continue;
+    std::size_t end = at + name.size();
+    const bool atEnd = end == text.size() || (end + 1 == text.size() && text[end] == '\n');  // $
+    if (!atEnd) {
+      if (isWord(text[end])) continue;
+      ++end;
+    }
+    out.push_back({begin, at, end});
+    pos = end;
+  }
+  return out;
+}
+
+// re.sub(r"\bNAME\b", by, text).
+std::string subWordBoundary(std::string_view text, std::string_view name, std::string_view by) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if (at < from) continue;
+    const std::size_t end = at + name.size();
+    const bool before = at == 0 || isWord(text[at - 1]) != isWord(text[at]);
+    const bool after = end == text.size() || isWord(text[end - 1]) != isWord(text[end]);
+    if (!before || !after) continue;
+    out.append(text.substr(from, at - from)).append(by);
+    from = end;
+  }
+  return out.append(text.substr(from));
+}
+
+// The i of every grads[i] re.findall(r"(?:^|\W)grads\[(\d+)\]") finds.
+std::vector<std::size_t> usedGradientIndices(std::string_view formula) {
+  std::vector<std::size_t> out;
+  constexpr std::string_view kGrads = "grads[";
+  std::size_t pos = 0;
+  for (std::size_t at = formula.find(kGrads); at != std::string_view::npos; at = formula.find(kGrads, at + 1)) {
+    if (!((at == 0 && pos == 0) || (at > 0 && at - 1 >= pos && !isWord(formula[at - 1])))) continue;
+    std::size_t d = at + kGrads.size(), e = d;
+    while (e < formula.size() && std::isdigit(static_cast<unsigned char>(formula[e]))) ++e;
+    if (e == d || e >= formula.size() || formula[e] != ']') continue;
+    out.push_back(std::stoul(std::string(formula.substr(d, e - d))));
+    pos = e + 1;
+  }
+  return out;
+}
+
+// Whether `text` holds PREFIX "(" "-"? DIGITS ")" (the .size(int) that formulas may not use).
+bool hasSizeCall(std::string_view text, std::string_view prefix) {
+  for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
+    std::size_t i = at + prefix.size();
+    if (i < text.size() && text[i] == '-') ++i;
+    const std::size_t d = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > d && i < text.size() && text[i] == ')') return true;
+  }
+  return false;
+}
+
+// Python's str.title().
+std::string title(std::string_view s) {
+  std::string out;
+  bool previousCased = false;
+  for (char c : s) {
+    const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
+    out += letter ? static_cast<char>(previousCased ? std::tolower(static_cast<unsigned char>(c))
+                                                    : std::toupper(static_cast<unsigned char>(c)))
+                  : c;
+    previousCased = letter;
+  }
+  return out;
+}
+
+std::string createOpPrefix(std::string_view name) {
+  std::string camel;
+  for (std::string_view part : support::split(name, "_")) camel += title(part);
+  return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
+}
+
+std::string pyStrip(std::string_view s) {
+  const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool contains(const std::vector<std::string>& xs, std::string_view x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
+
+std::string nameOf(const NamedCType& n) { return n.name.isSpecial() ? "possibly_redundant_memory_format" : n.name.name; }
+
+// A problem that stops the load (torchgen raises), with where it is.
+struct Failure {
+  SourceLoc loc;
+  std::string message;
+};
+
+// torchgen's saved_variables' rewrites: an expression of a value that the node can compute when it is
+// made, saved instead of the value.
+struct Replacement {
+  std::string_view prefix;  // before the name ("zeros_like(") or empty
+  std::string_view suffix;  // after the name and one character ("sym_sizes()"), or after the name (")")
+  bool anyCharBefore;       // the regex's unescaped '.' between the name and the suffix
+  std::string_view savedSuffix;
+  std::function<CType()> type;
+  std::function<std::string(const std::string&)> expr;  // of the name; default: the matched text
+  std::function<std::string(const std::string&)> res;   // the formula's replacement; default: the saved name
+};
+
+const std::vector<Replacement>& replacements() {
+  static const std::vector<Replacement> kReplacements = [] {
+    const auto base = [](BaseCppType t) { return [t] { return CType::base(t); }; };
+    std::vector<Replacement> r;
+    r.push_back({"", "sym_sizes()", true, "_sym_sizes", base(symIntArrayRefT), nullptr, nullptr});
+    r.push_back({"", "->sym_sizes()", false, "_sym_sizes_opt", [] { return CType::optional(CType::base(symIntArrayRefT)); },
+                 [](const std::string& n) {
+                   return n + ".has_value() ? std::optional<c10::SymIntArrayRef>(" + n + "->sym_sizes()) : std::nullopt";
+                 },
+                 nullptr});
+    r.push_back({"", "sym_blocksize()", true, "_self_sym_blocksize_opt",
+                 [] { return CType::optional(CType::base(symIntArrayRefT)); },
+                 [](const std::string& n) { return "at::sparse_csr::getSymIntBlockSize(" + n + ")"; }, nullptr});
+    r.push_back({"", "options()", true, "_options", base(tensorOptionsT), nullptr, nullptr});
+    r.push_back({"zeros_like(", ")", false, "_info", base(typeAndSizeT), [](const std::string& n) { return n; },
+                 [](const std::string& n) { return n + "_info.zeros()"; }});
+    r.push_back({"", "sym_size(", true, "_sym_argsize_", base(SymIntT), nullptr, nullptr});  // special: (-?\w+)
+    r.push_back({"", "numel()", true, "_numel", base(longT), nullptr, nullptr});
+    r.push_back({"", "sym_numel()", true, "_sym_numel", base(SymIntT), nullptr, nullptr});
+    r.push_back({"to_args_sizes(", ")", false, "_args_sizes", [] { return CType::vector(CType::vector(CType::base(longT))); },
+                 nullptr, nullptr});
+    r.push_back({"to_args_sizes_symint(", ")", false, "_args_sizes_symint",
+                 [] { return CType::vector(CType::vector(CType::base(SymIntT))); }, nullptr, nullptr});
+    r.push_back({"to_args_scalartypes(", ")", false, "_args_scalartypes",
+                 [] { return CType::vector(CType::base(scalarTypeT)); }, nullptr, nullptr});
+    r.push_back({"TensorGeometry(", ")", false, "_geometry", base(tensorGeometryT), nullptr, nullptr});
+    r.push_back({"", "scalar_type()", true, "_scalar_type", base(scalarTypeT), nullptr, nullptr});
+    r.push_back({"", "dim()", true, "_dim", base(longT), nullptr, nullptr});
+    r.push_back({"", "sym_strides()", true, "_sym_strides", base(symIntArrayRefT), nullptr, nullptr});  // expr: strides
+    r.push_back({"", "layout()", true, "_layout", base(layoutT), nullptr, nullptr});
+    r.push_back({"", "is_conj()", true, "_conjugate", base(boolT), nullptr, nullptr});
+    return r;
+  }();
+  return kReplacements;
+}
+
+// Where a match of the replacement's pattern for `name` starting at `at` ends, and the sym_size
+// argument; npos when there is none.
+std::size_t matchReplacement(const Replacement& r, std::string_view text, std::size_t at, const std::string& name,
+                             std::string& group) {
+  std::size_t i = at;
+  if (text.compare(i, r.prefix.size(), r.prefix) != 0) return std::string_view::npos;
+  i += r.prefix.size();
+  if (text.compare(i, name.size(), name) != 0) return std::string_view::npos;
+  i += name.size();
+  if (r.anyCharBefore) {
+    if (i >= text.size() || text[i] == '\n') return std::string_view::npos;
+    ++i;
+  }
+  if (text.compare(i, r.suffix.size(), r.suffix) != 0) return std::string_view::npos;
+  i += r.suffix.size();
+  if (r.savedSuffix == "_sym_argsize_") {  // (-?\w+)\)
+    const std::size_t g = i;
+    if (i < text.size() && text[i] == '-') ++i;
+    const std::size_t w = i;
+    while (i < text.size() && isWord(text[i])) ++i;
+    if (i == w || i >= text.size() || text[i] != ')') return std::string_view::npos;
+    group = std::string(text.substr(g, i - g));
+    ++i;
+  }
+  return i;
+}
+
+class Loader {
+ public:
+  Loader(const std::string& path, const model::Operators& ops) : path_(path), ops_(ops) {}
+  std::optional<Failure> load(const YamlNode& doc, LoadedDerivatives& out);
+
+ private:
+  SourceLoc loc(const YamlNode& n) const { return support::locOf(n, path_); }
+  std::optional<Failure> entry(const YamlNode& e, LoadedDerivatives& out);
+  std::optional<Failure> setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at, DifferentiabilityInfo& info);
+  std::optional<Failure> savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
+                                        const std::vector<std::string>& varNames, std::vector<SavedAttribute>& saved,
+                                        const SourceLoc& at);
+  std::optional<Failure> postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
+                                            const std::vector<std::string>& allArgNames, const SourceLoc& at);
+  std::optional<Failure> checkGradUsage(const DifferentiabilityInfo& info, const SourceLoc& at);
+  std::vector<Binding> cppArguments(const NativeFunction& f);
+
+  const std::string& path_;
+  const model::Operators& ops_;
+  std::string defnName_, specification_;
+  std::optional<std::vector<bool>> outputDifferentiability_;
+  std::unordered_map<std::string, const NativeFunction*> bySchema_;
+  std::unordered_map<std::string, std::vector<const NativeFunction*>> bySignature_;
+  std::map<std::string, int> opCounter_;
+  std::map<std::string, std::size_t> entryIndex_;  // canonical schema -> entries index
+};
+
+std::vector<Binding> Loader::cppArguments(const NativeFunction& f) {
+  const CppSignatureGroup g = CppSignatureGroup::fromNativeFunction(f, {.method = false, .fallbackBinding = false},
+                                                                    Options::of(f));
+  return g.symintSignature() ? g.symintSignature()->arguments() : g.signature().arguments();
+}
+
+std::optional<Failure> Loader::savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
+                                              const std::vector<std::string>& varNames,
+                                              std::vector<SavedAttribute>& saved, const SourceLoc& at) {
+  if (formula.find(".sizes()") != std::string::npos || formula.find("->sizes()") != std::string::npos)
+    return Failure{at, ".sizes() is not supported in derivative formulas. Instead, please use the SymInt version,"
+                       ".sym_sizes(), which returned a c10::SymIntArrayRef. formula=" + formula};
+  if (hasSizeCall(formula, ".size(") || hasSizeCall(formula, "->size("))
+    return Failure{at, ".size(int) is not supported in derivative formulas. Instead, please use the SymInt version,"
+                       ".sym_size(int), which returned a c10::SymIntArrayRef. formula=" + formula};
+  if (formula.find(".strides()") != std::string::npos || formula.find("->strides()") != std::string::npos)
+    return Failure{at, ".strides() is not supported in derivative formulas. Instead, please use the SymInt version,"
+                       ".sym_strides(), which returned a c10::SymIntArrayRef. formula=" + formula};
+  for (const NamedCType& nctype : nctypes) {
+    const std::string name = nameOf(nctype);
+    for (const Replacement& r : replacements()) {
+      const std::string_view first = r.prefix.empty() ? std::string_view(name) : r.prefix;
+      std::string out, group;
+      std::size_t from = 0;
+      bool any = false;
+      for (std::size_t at2 = formula.find(first); at2 != std::string::npos; at2 = formula.find(first, at2 + 1)) {
+        if (at2 < from) continue;
+        const std::size_t end = matchReplacement(r, formula, at2, name, group);
+        if (end == std::string_view::npos) continue;
+        const std::string matched = formula.substr(at2, end - at2);
+        std::string suffix(r.savedSuffix);
+        if (r.savedSuffix == "_sym_argsize_") suffix += support::replaceAll(group, "-", "minus_");
+        std::string expr = r.expr ? r.expr(name) : matched;
+        if (r.savedSuffix == "_sym_strides") {
+          if (varNames != std::vector<std::string>{name})
+            return Failure{at, "Replacement for \".strides()\" is currently only supported for single derivatives of the "
+                               "same tensor that \".strides()\" is being called on."};
+          expr = "strides_or_error(" + name + ", \"" + name + "\")";
+        }
+        saved.push_back({NamedCType{name + suffix, r.type()}, expr});
+        out.append(formula, from, at2 - from).append(r.res ? r.res(name) : name + suffix);
+        from = end;
+        any = true;
+      }
+      if (any) formula = out.append(formula, from, std::string::npos);
+    }
+    if (nctype.type == CType::optional(CType::base(stringT)))
+      formula = subWordBoundary(formula, name,
+                                name + ".has_value() ? std::optional<std::string_view>(" + name + ".value()) : std::nullopt");
+    if (pyIdentSearch(formula, name)) saved.push_back({nctype, name});
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
+                                                  const std::vector<std::string>& allArgNames, const SourceLoc& at) {
+  const bool foreach = f.func.name.name.base.starts_with("_foreach_");
+  const auto requiredInputs = [&](const std::string& formula, const std::string& postfix,
+                                  std::vector<std::string>& out) -> std::optional<Failure> {
+    out.clear();
+    for (const Binding& arg : info.argsWithDerivatives) {
+      const std::string type = arg.type();
+      if ((type == "at::TensorList" || type == "const at::ITensorListRef &") && !foreach) continue;
+      if (pyIdentSearch(formula, arg.name))
+        return Failure{at, "The forward formula for " + defnName_ + " is using the base name of the " + arg.name +
+                               " argument which is ambiguous. You should use " + arg.name + "_p to access the primal "
+                               "value and " + arg.name + "_t to access the tangent."};
+      if (pyIdentSearch(formula, arg.name + postfix)) out.push_back(arg.name);
+    }
+    return std::nullopt;
+  };
+  for (ForwardDerivative& defn : info.forwardDerivatives) {
+    std::string formula = defn.formula;
+    if (auto failure = requiredInputs(formula, "_t", defn.requiredInputsFwGrad)) return failure;
+    if (formula == "auto_element_wise") {
+      if (f.func.kind() == SchemaKind::Inplace)
+        return Failure{at, "Cannot use auto_element_wise with " + f.func.name.str() + " because it is an in-place variant"};
+      if (info.argsWithDerivatives.size() != 1 || info.forwardDerivatives.size() > 1 ||
+          info.forwardDerivatives[0].varNames.size() > 1)
+        return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml defines the forward definition "
+                           "of gradient as element_wise but this only works for functions with a single differentiable "
+                           "input and a single differentiable output."};
+      if (info.derivatives.size() != 1)
+        return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml defines the forward definition "
+                           "of gradient as element_wise but it does not defines the gradient formula for its argument "
+                           "which is required."};
+      const std::string& input = info.argsWithDerivatives[0].name;
+      std::string fw = pyIdentSub(info.derivatives[0].originalFormula, "grad", input + "_t.conj()");
+      for (const Binding& arg : info.argsWithDerivatives) fw = pyIdentSub(fw, arg.name, arg.name + "_p");
+      formula = "(" + fw + ").conj()";
+      defn.requiredInputsFwGrad = allArgNames;
+      defn.requiredInputsFwGradFromSet = false;
+    } else if (formula == "auto_linear") {
+      if (info.forwardDerivatives.size() > 1 || info.forwardDerivatives[0].varNames.size() > 1)
+        return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml defines the forward definition "
+                           "of gradient as linear but this only works for functions with a single differentiable output."};
+      std::vector<std::string> diffArgNames;
+      for (const Binding& arg : info.argsWithDerivatives) diffArgNames.push_back(arg.name);
+      if (diffArgNames.empty()) return Failure{at, "Expected at least one differentiable argument"};
+      std::vector<std::string> newArgs;
+      for (const std::string& n : allArgNames) newArgs.push_back(contains(diffArgNames, n) ? n + "_t" : n);
+      const std::string name = f.func.hasSymInt() ? defnName_ + "_symint" : defnName_;
+      if (f.hasVariant(model::Variant::Function)) {
+        formula = "at::" + name + "(" + support::join(newArgs, ", ") + ")";
+      } else {
+        if (!f.hasVariant(model::Variant::Method))
+          return Failure{at, "Expected Variant.method in variants for " + f.func.name.str()};
+        formula = newArgs[0] + "." + name + "(" + support::join({newArgs.begin() + 1, newArgs.end()}, ", ") + ")";
+      }
+      defn.requiredInputsFwGrad = diffArgNames;
+      defn.requiredInputsFwGradFromSet = false;
+    }
+    if (auto failure = requiredInputs(formula, "_p", defn.requiredInputsPrimal)) return failure;
+    defn.formula = formula;
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> Loader::checkGradUsage(const DifferentiabilityInfo& info, const SourceLoc& at) {
+  bool usesGrad = false, usesNamed = false;
+  std::size_t numGradsUses = 0;
+  std::vector<std::size_t> indices;
+  for (const Derivative& d : info.derivatives) {
+    usesGrad = usesGrad || pyIdentSearch(d.formula, "grad");
+    numGradsUses += identMatches(d.formula, "grads").size();
+    usesNamed = usesNamed || !d.namedGradients.empty();
+    for (std::size_t i : usedGradientIndices(d.formula)) indices.push_back(i);
+  }
+  if (numGradsUses < indices.size())
+    return Failure{at, "num_grads_uses (" + std::to_string(numGradsUses) + ") < len(used_grads_indices) (" +
+                           std::to_string(indices.size()) + ")"};
+  const bool onlyIndices = numGradsUses == indices.size();
+  if (usesGrad && numGradsUses > 0)
+    return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml illegally mixes use of 'grad' and "
+                       "'grads'. Consider replacing occurrences of 'grad' with 'grads[0]'"};
+  if (onlyIndices && !indices.empty() && std::all_of(indices.begin(), indices.end(), [](std::size_t i) { return i == 0; }))
+    return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml solely refers to 'grads[0]'.  If "
+                       "the first output is indeed the only differentiable output, replace 'grads[0]' with 'grad'; "
+                       "otherwise, there is a likely error in your derivatives declaration."};
+  if (usesNamed && (usesGrad || numGradsUses > 0))
+    return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml illegally mixes use of "
+                       "\"grad_RETURN_NAME\" and \"grad\" or \"grads[x]\". Use only one method for identifying gradients."};
+  return std::nullopt;
+}
+
+std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at,
+                                     DifferentiabilityInfo& info) {
+  const std::vector<Binding> args = cppArguments(f);
+  std::vector<std::string> allArgNames;
+  std::vector<NamedCType> argTypes;
+  for (const Binding& b : args) {
+    allArgNames.push_back(b.name);
+    argTypes.push_back(b.nctype.removeConstRef());
+  }
+  const Options options = Options::of(f);
+  const std::vector<model::Return>& returns = f.func.returns;
+  std::vector<NamedCType> namedReturns;
+  const std::vector<std::string> returnNames = cpp::returnNames(f);
+  for (std::size_t i = 0; i < returns.size(); ++i)
+    namedReturns.push_back({returnNames[i] == "self" ? std::string("result") : returnNames[i],
+                            cpp::returnType(returns[i], options).removeConstRef()});
+  const std::vector<bool> differentiability = outputDifferentiability_ && !outputDifferentiability_->empty()
+                                                  ? *outputDifferentiability_
+                                                  : std::vector<bool>(returns.size(), true);
+  for (std::size_t i = 0; i < returns.size() && i < differentiability.size(); ++i)
+    if (differentiability[i] && returns[i].name && returns[i].type.isTensorLike())
+      info.availableNamedGradients.push_back("grad_" + *returns[i].name);
+
+  // The formulas in the order of their keys (Python's sorted()).
+  std::vector<std::pair<const YamlNode*, const YamlNode*>> keys;
+  for (const auto& [key, value] : defn.entries()) keys.emplace_back(&key, &value);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first->text() < b.first->text(); });
+  std::set<std::string> withDerivatives;
+  for (const auto& [key, value] : keys) {
+    const SourceLoc where = loc(*value);
+    if (!value->isScalar() || support::scalarKind(*value) != support::ScalarKind::String)
+      return Failure{where, "the formula of '" + key->text() + "' must be a string, not " + support::describeNode(*value)};
+    const std::string formula = value->text();
+    std::vector<std::string> names;
+    for (std::string_view n : support::split(key->text(), ",")) names.push_back(pyStrip(n));
+    for (const std::string& n : names)
+      for (const model::Return& r : returns)
+        if (contains(allArgNames, n) && r.name == n)
+          return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
+                                        "', expected '" + n + "' to not be both an input arg and named return."};
+    if (!contains(allArgNames, names.front())) {  // a forward derivative
+      ForwardDerivative fw{formula, names, {}, {}, {}, true, true};
+      bool typed = false;
+      for (const model::Return& r : returns)
+        if (r.name && contains(names, *r.name)) {
+          fw.varTypes.push_back(r.type);
+          typed = true;
+        }
+      if (!typed) {
+        if (names == std::vector<std::string>{"result"}) {
+          if (returns.size() != 1)
+            return Failure{loc(*key), "Expected 1 return for 'result', got " + std::to_string(returns.size())};
+          fw.varTypes.push_back(returns[0].type);
+          typed = true;
+        } else {
+          for (const std::string& n : names) {
+            if (!n.starts_with("result") || n.size() == 6 ||
+                !std::all_of(n.begin() + 6, n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+              continue;
+            const std::size_t index = std::stoul(n.substr(6));
+            if (index >= returns.size())
+              return Failure{loc(*key), "'" + n + "' names no return (the function has " + std::to_string(returns.size()) + ")"};
+            fw.varTypes.push_back(returns[index].type);
+            typed = true;
+          }
+        }
+      }
+      if (!typed) return Failure{loc(*key), "No matching output for forward derivative definition"};
+      info.forwardDerivatives.push_back(std::move(fw));
+      continue;
+    }
+    if (lower(pyStrip(formula)) == "non_differentiable") {
+      for (const std::string& n : names) info.nonDifferentiableArgNames.push_back(n);
+      continue;
+    }
+    Derivative d{formula, formula, names, {}, {}, {}};
+    if (auto failure = savedVariables(d.formula, argTypes, names, d.savedInputs, where)) return failure;
+    if (auto failure = savedVariables(d.formula, namedReturns, names, d.savedOutputs, where)) return failure;
+    for (const std::string& g : info.availableNamedGradients)
+      if (pyIdentSearch(d.formula, g)) d.namedGradients.insert(g);
+    for (std::size_t i : usedGradientIndices(d.formula))
+      if (i >= returns.size())
+        return Failure{where, "Out of bounds grads access: derivative formula for " + cpp::name(f.func) + " used grads[" +
+                                  std::to_string(i) + "], but the forward only returns " + std::to_string(returns.size()) +
+                                  " outputs."};
+    info.derivatives.push_back(std::move(d));
+    withDerivatives.insert(names.begin(), names.end());
+  }
+  for (const std::string& n : info.nonDifferentiableArgNames)
+    if (withDerivatives.count(n))
+      return Failure{loc(at), "derivatives definition for " + specification_ + " have overlapped non_differentiable and "
+                              "differentiable variables: {'" + n + "'}"};
+  for (const Binding& b : args)
+    if (withDerivatives.count(b.name)) info.argsWithDerivatives.push_back(b);
+  if (auto failure = postprocessForward(f, info, allArgNames, loc(at))) return failure;
+  return checkGradUsage(info, loc(at));
+}
+
+// Python's `split_name_params(schema)[0]`: the operator's name without overload, or nullopt.
+std::optional<std::string> splitName(std::string_view spec) {
+  std::size_t i = 0;
+  while (i < spec.size() && isWord(spec[i])) ++i;
+  if (i == 0) return std::nullopt;
+  std::size_t j = i;
+  if (j < spec.size() && spec[j] == '.') {
+    std::size_t k = j + 1;
+    while (k < spec.size() && isWord(spec[k])) ++k;
+    if (k > j + 1) j = k;
+  }
+  if (j >= spec.size() || spec[j] != '(' || spec.find(')', j) == std::string_view::npos) return std::nullopt;
+  return std::string(spec.substr(0, i));
+}
+
+void dedupInto(std::vector<SavedAttribute>& out, const std::vector<SavedAttribute>& vars, std::set<std::string>& seen) {
+  for (const SavedAttribute& v : vars)
+    if (seen.insert(v.name()).second) out.push_back(v);
+}
+
+std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) {
+  if (!e.isMap()) return Failure{loc(e), "a derivatives.yaml entry must be a mapping, not " + support::describeNode(e)};
+  std::set<std::string> seenKeys;
+  for (const auto& [key, value] : e.entries())
+    if (!seenKeys.insert(key.text()).second)
+      return Failure{loc(key), "Found a duplicate key in the yaml. key=" + key.text()};
+  const YamlNode& nameNode = e["name"];
+  if (!nameNode.isScalar()) return Failure{loc(e), "the entry has no 'name: SCHEMA'"};
+  specification_ = nameNode.text();
+  const SourceLoc at = loc(nameNode);
+  const std::optional<std::string> defnName = splitName(specification_);
+  if (!defnName) return Failure{at, "Unsupported function schema: " + specification_};
+  defnName_ = *defnName;
+
+  outputDifferentiability_.reset();
+  std::optional<std::vector<std::string>> conditions;
+  if (const YamlNode& od = e["output_differentiability"]; od.isDefined() && !od.isNull()) {
+    if (!od.isSequence()) return Failure{loc(od), "output_differentiability must be a list, not " + support::describeNode(od)};
+    std::vector<bool> bools;
+    std::vector<std::string> strings;
+    for (const YamlNode& item : od.items()) {
+      const support::ScalarKind kind = item.isScalar() ? support::scalarKind(item) : support::ScalarKind::Collection;
+      if (kind == support::ScalarKind::Bool) bools.push_back(support::scalarBool(item));
+      else if (kind == support::ScalarKind::String) strings.push_back(item.text());
+      else return Failure{loc(item), "output_differentiability: expected True, False or a condition, not " + support::describeNode(item)};
+    }
+    if (!strings.empty()) {
+      if (od.size() != 1)
+        return Failure{loc(od), "Not supported: for " + specification_ + ",output_differentiability must either be "
+                                "list[bool] or a list[str] where each str is a condition. In the case where it is a "
+                                "condition, we only support single-output functions. Please file us an issue. "};
+      conditions = strings;
+      outputDifferentiability_ = std::vector<bool>{true};
+    } else if (!bools.empty()) {
+      outputDifferentiability_ = bools;
+    } else {
+      outputDifferentiability_ = std::vector<bool>();  // an empty list: every output differentiable
+    }
+  }
+
+  const auto found = bySchema_.find(specification_);
+  if (found == bySchema_.end()) {
+    std::vector<std::string> available;
+    for (const NativeFunction* f : ops_.functions())
+      if (cpp::name(f->func) == defnName_) available.push_back(f->func.str());
+    return Failure{at, "could not find ATen function for schema: " + specification_ +
+                           (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
+  }
+  const std::vector<const NativeFunction*>& functions = bySignature_.at(found->second->func.signature().str());
+  const NativeFunction* canonical = nullptr;
+  for (const NativeFunction* f : functions)
+    if (!f->func.isFunctionalFn() && !f->func.isOutFn() && defnName_ == f->func.name.name.str()) {
+      canonical = f;
+      break;
+    }
+  if (canonical == nullptr) {
+    if (defnName_ + "_" != cpp::name(functions[0]->func))
+      return Failure{at, "Expected inplace function name '" + defnName_ + "_', got '" + cpp::name(functions[0]->func) + "'"};
+    canonical = functions[0];
+  }
+  for (const Binding& b : cppArguments(*canonical)) {
+    if (b.name == "grad_input_mask")
+      return Failure{at, "Schema for " + defnName_ + " has an argument named grad_input_mask, but this name would be "
+                         "shadowed by our codegen. Please use a different name in native_functions.yaml."};
+    if (b.name == "result")
+      return Failure{at, "Schema for " + defnName_ + " has an argument named result, but this is only allowed for "
+                         "outputs.Please use a different name in native_functions.yaml."};
+  }
+
+  // Without dispatch:, the formulas are the entry's other keys, for the key Default.
+  std::vector<std::pair<std::string, const YamlNode*>> perKey;
+  YamlNode defaultDefn = YamlNode::map(e.line(), e.column());
+  const YamlNode& dispatch = e["dispatch"];
+  if (dispatch.isDefined()) {
+    if (!dispatch.isMap()) return Failure{loc(dispatch), "dispatch: must be a mapping, not " + support::describeNode(dispatch)};
+    for (const auto& [key, value] : dispatch.entries()) {
+      if (!value.isMap()) return Failure{loc(value), "the formulas of " + key.text() + " must be a mapping"};
+      perKey.emplace_back(key.text(), &value);
+    }
+  } else {
+    for (const auto& [key, value] : e.entries())
+      if (key.text() != "name" && key.text() != "output_differentiability") defaultDefn.add(key, value);
+    perKey.emplace_back("Default", &defaultDefn);
+  }
+  static const std::set<std::string> kAutogradKeys = {
+      "AutogradNestedTensor", "AutogradCPU", "AutogradCUDA", "AutogradHIP", "AutogradXLA", "AutogradMTIA",
+      "AutogradMPS", "AutogradIPU", "AutogradXPU", "AutogradHPU", "AutogradVE", "AutogradLazy", "AutogradMeta",
+      "AutogradPrivateUse1", "AutogradPrivateUse2", "AutogradPrivateUse3"};
+  DerivativesEntry result{canonical, {}};
+  for (const auto& [key, defn] : perKey) {
+    if (key != "Default" && !kAutogradKeys.count(key))
+      return Failure{at, "Invalid dispatch key " + key + " in derivatives.yaml for " + specification_ +
+                             ", expected key to be one of the Autograd keys (AutogradCPU, AutogradCUDA, ...)"};
+    out.usedDispatchKeys.insert(key);
+    DifferentiabilityInfo info;
+    info.name = defnName_;
+    info.func = canonical;
+    info.outputDifferentiability = outputDifferentiability_;
+    info.outputDifferentiabilityConditions = conditions;
+    if (auto failure = setUp(*canonical, *defn, nameNode, info)) return failure;
+    for (const Derivative& d : info.derivatives) info.usedNamedGradients.insert(d.namedGradients.begin(), d.namedGradients.end());
+    if (!info.argsWithDerivatives.empty()) {
+      std::string prefix = createOpPrefix(defnName_);
+      if (key != "Default") prefix += key;
+      info.op = prefix + std::to_string(opCounter_[prefix]++);
+    }
+    std::set<std::string> seenIn, seenOut;
+    for (const Derivative& d : info.derivatives) dedupInto(info.allSavedInputs, d.savedInputs, seenIn);
+    for (const Derivative& d : info.derivatives) dedupInto(info.allSavedOutputs, d.savedOutputs, seenOut);
+    result.byKey.emplace_back(key, std::move(info));
+  }
+  const std::string schema = canonical->func.str();
+  if (const auto it = entryIndex_.find(schema); it != entryIndex_.end()) {
+    out.entries[it->second] = std::move(result);  // torchgen's dict: the later entry wins, in the first's place
+  } else {
+    entryIndex_[schema] = out.entries.size();
+    out.entries.push_back(std::move(result));
+  }
+  return std::nullopt;
+}
+
+// torchgen's add_view_copy_derivatives: a {view}_copy operator without an entry of its own gets its
+// view's, renamed.
+void addViewCopyDerivatives(LoadedDerivatives& out, const model::Operators& ops, std::map<std::string, std::size_t>& index) {
+  std::map<std::string, const model::NativeFunctionsViewGroup*> byView;
+  for (const model::NativeFunctionsViewGroup* g : ops.viewGroups()) byView.emplace(g->view->func.name.str(), g);
+  std::vector<DerivativesEntry> added;
+  const NativeFunction* lastCopy = nullptr;  // torchgen's fn_schema, which outlives its loop
+  for (const DerivativesEntry& e : out.entries) {
+    DerivativesEntry copy{nullptr, {}};
+    for (const auto& [key, info] : e.byKey) {
+      const auto g = byView.find(info.func->func.name.str());
+      if (g == byView.end() || g->second->viewCopy == nullptr) break;
+      DifferentiabilityInfo c = info;
+      const std::vector<std::string_view> parts = support::split(info.name, ".");
+      std::vector<std::string> rest;
+      for (std::size_t i = 1; i < parts.size(); ++i) rest.emplace_back(parts[i]);
+      c.name = std::string(parts[0]) + "_copy." + support::join(rest, ".");
+      c.func = g->second->viewCopy;
+      if (info.op) c.op = *info.op + "_copy";
+      lastCopy = c.func;
+      copy.byKey.emplace_back(key, std::move(c));
+    }
+    if (!copy.byKey.empty() && !index.count(lastCopy->func.str())) {
+      copy.canonical = lastCopy;
+      added.push_back(std::move(copy));
+    }
+  }
+  for (DerivativesEntry& e : added) {
+    const std::string schema = e.canonical->func.str();
+    if (const auto it = index.find(schema); it != index.end()) {
+      out.entries[it->second] = std::move(e);
+    } else {
+      index[schema] = out.entries.size();
+      out.entries.push_back(std::move(e));
+    }
+  }
+}
+
+std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out) {
+  for (const model::FunctionOrViewGroup& item : ops_.groupedByView()) {
+    std::vector<const NativeFunction*> fs;
+    if (const auto* f = std::get_if<const NativeFunction*>(&item)) fs = {*f};
+    else fs = std::get<model::NativeFunctionsViewGroup>(item).functions(true);
+    for (const NativeFunction* f : fs) {
+      bySignature_[f->func.signature().str()].push_back(f);
+      bySchema_.emplace(f->func.str(), f);
+    }
+  }
+  if (!doc.isSequence()) return Failure{loc(doc), "derivatives.yaml must be a list of entries, not " + support::describeNode(doc)};
+  for (const YamlNode& e : doc.items())
+    if (auto failure = entry(e, out)) return failure;
+  addViewCopyDerivatives(out, ops_, entryIndex_);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string SavedAttribute::name() const { return nameOf(nctype); }
+
+bool pyIdentSearch(std::string_view text, std::string_view name) { return !identMatches(text, name).empty(); }
+
+std::string pyIdentSub(std::string_view text, std::string_view name, std::string_view by) {
+  std::string out;
+  std::size_t from = 0;
+  for (const IdentMatch& m : identMatches(text, name)) {
+    out.append(text.substr(from, m.nameAt - from)).append(by);
+    from = m.nameAt + name.size();
+  }
+  return out.append(text.substr(from));
+}
+
+std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, std::string_view content,
+                                                     const model::Operators& ops, support::Diagnostics& diags) {
+  std::optional<YamlNode> doc = support::parseYaml(content, path, diags);
+  if (!doc) return std::nullopt;
+  LoadedDerivatives out;
+  if (std::optional<Failure> failure = Loader(path, ops).load(*doc, out)) {
+    diags.error(failure->loc, failure->message);
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace opgen::api::autograd
