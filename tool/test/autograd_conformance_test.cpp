@@ -1,14 +1,15 @@
 // Conformance of `opgen autograd` with torchgen's packaged/autograd generators (the reference,
 // torchgen 2.14.1), family by family: only the families opgen writes are compared, each with the
 // reference's own generators for them (tool/test/reference/autograd_ref.py FAMILY,... ):
-//   gen_autograd's, as far as opgen writes them (`opgen autograd`):
+//   gen_autograd's, as far as opgen writes them (`opgen autograd`), after load_derivatives' checks:
 //     variable_type_h      VariableType.h (gen_variable_type's header)
 //     trace_type           TraceType_0..9.cpp, TraceTypeEverything.cpp (gen_trace_type)
 //     variable_factories   variable_factories.h (gen_variable_factories)
 //   annotated_fn_args      annotated_fn_args.py (gen_annotated_fn_args, `opgen autograd --annotated-fn-args`)
 // Both tools run into empty folders of their own with the same arguments (NATIVE TAGS OUT
-// AUTOGRAD_DIR; AUTOGRAD_DIR is the reference's packaged/autograd, templates read at run time), and
-// the folders must hold the same files, equal byte for byte. Inputs:
+// AUTOGRAD_DIR; AUTOGRAD_DIR is the reference's packaged/autograd for ATen, else one with an empty
+// derivatives.yaml and the reference's templates, read at run time), and the folders must hold the
+// same files, equal byte for byte. Inputs:
 //   Aten         PyTorch 2.14.1's native_functions.yaml and tags.yaml (torchgen's packaged copy); also
 //                against the whole of gen_autograd with ATen's derivatives.yaml (AtenWholeGenAutograd)
 //   AtenSubset   a subset of it cut at test time (tool/test/reference/dump_model.py subset)
@@ -46,7 +47,21 @@ fs::path autogradDir() { return packaged() / "autograd"; }
 
 struct Inputs {
   fs::path nativeFunctions, tags;
+  fs::path autograd = autogradDir();  // AUTOGRAD_DIR
+  std::string commentDir = {};        // opgen's --comment-dir, when set
 };
+
+// Inputs other than ATen's, with an AUTOGRAD_DIR of their own in `work`: an empty derivatives.yaml and
+// the reference's templates (a link). Its templates are named in comments as the reference names them,
+// relative to the torchgen package.
+Inputs custom(const fs::path& nativeFunctions, const fs::path& tags, const fs::path& work) {
+  const fs::path dir = fs::absolute(work) / "autograd";
+  fs::create_directories(dir);
+  writeFile(dir / "derivatives.yaml", "[]\n");
+  fs::create_directory_symlink(autogradDir() / "templates", dir / "templates");
+  return {nativeFunctions, tags, dir,
+          (dir / "templates").lexically_normal().lexically_relative(fs::absolute(reference().root / "torchgen").lexically_normal()).string()};
+}
 
 struct Family {
   const char* name;         // autograd_ref.py's FAMILY
@@ -59,19 +74,20 @@ std::set<std::string> autogradFiles() {
   for (int i = 0; i < 10; ++i) files.insert("TraceType_" + std::to_string(i) + ".cpp");
   return files;
 }
-const Family kAutograd{"variable_type_h,trace_type,variable_factories", "", autogradFiles()};
+const Family kAutograd{"load_derivatives,variable_type_h,trace_type,variable_factories", "", autogradFiles()};
 const Family kAnnotatedFnArgs{"annotated_fn_args", "--annotated-fn-args", {"annotated_fn_args.py"}};
 
 ProcessResult runReference(const Family& family, const fs::path& out, const Inputs& in) {
   fs::create_directories(out);
   return reference().python({(fs::path(OPGEN_TEST_SCRIPTS) / "autograd_ref.py").string(), family.name,
-                             in.nativeFunctions.string(), in.tags.string(), out.string(), autogradDir().string()});
+                             in.nativeFunctions.string(), in.tags.string(), out.string(), in.autograd.string()});
 }
 
 ProcessResult runOpgen(const Family& family, const fs::path& out, const Inputs& in) {
   std::vector<std::string> argv = {opgen::test::opgenBinary().string(), "autograd"};
   if (*family.opgenOption) argv.emplace_back(family.opgenOption);
-  for (const fs::path& p : {in.nativeFunctions, in.tags, out, autogradDir()}) argv.push_back(p.string());
+  if (!in.commentDir.empty()) argv.insert(argv.end(), {"--comment-dir", in.commentDir});
+  for (const fs::path& p : {in.nativeFunctions, in.tags, out, in.autograd}) argv.push_back(p.string());
   return runProcess(argv);
 }
 
@@ -161,22 +177,26 @@ TEST(AutogradConformance, AtenSubset) {
   args.insert(args.end(), prefixes.begin(), prefixes.end());
   ProcessResult cut = reference().python(args);
   ASSERT_TRUE(cut.ok()) << "cannot cut the ATen subset: " << cut.describe();
-  conform({dir / "subset.yaml", aten().tags}, "ATen subset");
+  conform(custom(dir / "subset.yaml", aten().tags, dir.path()), "ATen subset");
 }
 
 TEST(AutogradConformance, LibOps) {
   REQUIRE_REFERENCE();
-  conform({dataDir() / "gen_conformance/libops.yaml", dataDir() / "gen_conformance/tags.yaml"}, "libops");
+  TempDir dir("opgen-autograd-libops");
+  conform(custom(dataDir() / "gen_conformance/libops.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()), "libops");
 }
 
 TEST(AutogradConformance, PyOps) {
   REQUIRE_REFERENCE();
-  conform({dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml"}, "pyops");
+  TempDir dir("opgen-autograd-pyops");
+  conform(custom(dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml", dir.path()), "pyops");
 }
 
 TEST(AutogradConformance, Factories) {
   REQUIRE_REFERENCE();
-  conform({dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml"}, "factories");
+  TempDir dir("opgen-autograd-factories");
+  conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()),
+          "factories");
 }
 
 // Inputs torchgen refuses: opgen refuses them too, with exactly one located error line, and writes nothing.
@@ -185,6 +205,7 @@ struct Refusal {
   const Family* family;
   const char* yaml;     // appended to factories.yaml
   const char* message;  // part of opgen's error
+  const char* derivatives = "[]\n";  // AUTOGRAD_DIR/derivatives.yaml
 };
 
 class AutogradRefusal : public ::testing::TestWithParam<Refusal> {};
@@ -194,14 +215,15 @@ TEST_P(AutogradRefusal, BothRefuse) {
   const Refusal& r = GetParam();
   TempDir dir("opgen-autograd-refusal");
   writeFile(dir / "ops.yaml", readFile(dataDir() / "autograd_conformance/factories.yaml") + r.yaml);
-  const Inputs in{dir / "ops.yaml", dataDir() / "gen_conformance/tags.yaml"};
+  const Inputs in = custom(dir / "ops.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path());
+  writeFile(in.autograd / "derivatives.yaml", r.derivatives);
   ProcessResult ref = runReference(*r.family, dir / "ref", in);
   EXPECT_FALSE(ref.ok()) << "the reference accepted the input";
   ProcessResult opg = runOpgen(*r.family, dir / "opgen", in);
   EXPECT_EQ(opg.exitCode, 1) << opg.describe();
   ASSERT_FALSE(opg.err.empty());
   EXPECT_EQ(opg.err.find('\n'), opg.err.size() - 1) << "expected one line:\n" << opg.err;
-  EXPECT_NE(opg.err.find("ops.yaml:"), std::string::npos) << opg.err;
+  EXPECT_NE(opg.err.find(".yaml:"), std::string::npos) << opg.err;  // ops.yaml or derivatives.yaml
   EXPECT_NE(opg.err.find(": error: "), std::string::npos) << opg.err;
   EXPECT_NE(opg.err.find(r.message), std::string::npos) << opg.err;
   EXPECT_FALSE(fs::exists(dir / "opgen")) << "opgen wrote files for a refused input";
@@ -217,6 +239,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "\n- func: masked(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: masked\n", "argument 'mask'"},
         Refusal{"FixedSizeListReturn", &kAutograd,
                 "\n- func: odd(Tensor self) -> (Tensor, Tensor[2])\n  dispatch:\n    CPU: odd\n", "fixed size list returns"},
+        Refusal{"DerivativesOfUnknownFunction", &kAutograd, "",
+                "could not find ATen function for schema: frob(Tensor self) -> Tensor",
+                "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
+        Refusal{"DerivativesGradsMixed", &kAutograd, "", "illegally mixes use of 'grad' and 'grads'",
+                "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad + grads[0]\n"},
         Refusal{"UnknownSchemaType", &kAutograd, "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n",
                 "Frobnicator"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });

@@ -6,6 +6,7 @@ paying for the whole of gen_autograd. Run it with the reference torchgen importa
     torchgen-ref python autograd_ref.py FAMILY[,FAMILY...] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
 
 FAMILY (each run as gen_autograd runs it):
+  load_derivatives     load_derivatives (reads and checks AUTOGRAD_DIR/derivatives.yaml; writes nothing)
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
@@ -34,7 +35,11 @@ def main() -> int:
 
 def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int:
     templates = os.path.join(autograd_dir, "templates")
-    if family == "variable_type_h":
+    if family == "load_derivatives":
+        from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+        load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
+    elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 
         with tempfile.TemporaryDirectory() as tmp:
