@@ -4,6 +4,7 @@
 //   gen_autograd's, as far as opgen writes them (`opgen autograd`), after load_derivatives' checks:
 //     variable_type_h      VariableType.h (gen_variable_type's header)
 //     trace_type           TraceType_0..9.cpp, TraceTypeEverything.cpp (gen_trace_type)
+//     functions            Functions.h, Functions.cpp (gen_autograd_functions_lib)
 //     variable_factories   variable_factories.h (gen_variable_factories)
 //   annotated_fn_args      annotated_fn_args.py (gen_annotated_fn_args, `opgen autograd --annotated-fn-args`)
 // Both tools run into empty folders of their own with the same arguments (NATIVE TAGS OUT
@@ -54,10 +55,11 @@ struct Inputs {
 // Inputs other than ATen's, with an AUTOGRAD_DIR of their own in `work`: an empty derivatives.yaml and
 // the reference's templates (a link). Its templates are named in comments as the reference names them,
 // relative to the torchgen package.
-Inputs custom(const fs::path& nativeFunctions, const fs::path& tags, const fs::path& work) {
+Inputs custom(const fs::path& nativeFunctions, const fs::path& tags, const fs::path& work,
+              const std::string& derivatives = "[]\n") {
   const fs::path dir = fs::absolute(work) / "autograd";
   fs::create_directories(dir);
-  writeFile(dir / "derivatives.yaml", "[]\n");
+  writeFile(dir / "derivatives.yaml", derivatives);
   fs::create_directory_symlink(autogradDir() / "templates", dir / "templates");
   return {nativeFunctions, tags, dir,
           (dir / "templates").lexically_normal().lexically_relative(fs::absolute(reference().root / "torchgen").lexically_normal()).string()};
@@ -70,11 +72,12 @@ struct Family {
 };
 
 std::set<std::string> autogradFiles() {
-  std::set<std::string> files = {"VariableType.h", "variable_factories.h", "TraceTypeEverything.cpp"};
+  std::set<std::string> files = {"VariableType.h", "variable_factories.h", "TraceTypeEverything.cpp", "Functions.h",
+                                 "Functions.cpp"};
   for (int i = 0; i < 10; ++i) files.insert("TraceType_" + std::to_string(i) + ".cpp");
   return files;
 }
-const Family kAutograd{"load_derivatives,variable_type_h,trace_type,variable_factories", "", autogradFiles()};
+const Family kAutograd{"load_derivatives,variable_type_h,trace_type,functions,variable_factories", "", autogradFiles()};
 const Family kAnnotatedFnArgs{"annotated_fn_args", "--annotated-fn-args", {"annotated_fn_args.py"}};
 
 ProcessResult runReference(const Family& family, const fs::path& out, const Inputs& in) {
@@ -162,8 +165,33 @@ TEST(AutogradConformance, AtenRerunWritesNothing) {
   const auto before = fs::last_write_time(dir / "out/TraceType_3.cpp");
   ProcessResult again = runOpgen(kAutograd, dir / "out", aten());
   ASSERT_TRUE(again.ok()) << again.describe();
-  EXPECT_NE(again.err.find("0 files written, 13 unchanged"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("0 files written, 15 unchanged"), std::string::npos) << again.err;
   EXPECT_EQ(before, fs::last_write_time(dir / "out/TraceType_3.cpp"));
+}
+
+// ATen with derivatives.yaml edited at test time: every third entry removed (node counters, view copies,
+// foreach functions' references and in-place functions' out-of-place formulas shift) and entries added.
+TEST(AutogradConformance, AtenEditedDerivatives) {
+  REQUIRE_REFERENCE();
+  TempDir dir("opgen-autograd-edited");
+  const std::string text = readFile(autogradDir() / "derivatives.yaml");
+  std::string edited;
+  std::size_t entry = 0, from = 0;
+  while (from < text.size()) {
+    std::size_t next = text.find("\n- name:", from + 1);
+    if (next == std::string::npos) next = text.size();
+    const std::string chunk = text.substr(from, next - from);
+    if (chunk.find("- name:") == std::string::npos || entry++ % 3 != 1) edited += chunk;
+    from = next;
+  }
+  edited += "\n- name: _test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor\n"
+            "  dispatch:\n    AutogradCUDA:\n      self: grad.sym_size(-1) * self.sym_numel() + zeros_like(self)\n"
+            "      result: auto_element_wise\n"
+            "\n- name: _test_autograd_multiple_dispatch.ntonly(Tensor self, bool b) -> Tensor\n"
+            "  self: \"b ? grad * self.options().dtype().itemsize() : grad.expand_symint(self.sym_sizes())\"\n"
+            "  result: auto_linear\n";
+  Inputs in = custom(aten().nativeFunctions, aten().tags, dir.path(), edited);
+  conform(in, "ATen, edited derivatives.yaml");
 }
 
 TEST(AutogradConformance, AtenSubset) {

@@ -9,6 +9,7 @@
 // library-oriented rules; this is the drop-in's reading of PyTorch's own file.)
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,6 +50,8 @@ struct ForwardDerivative {
   // are in the order of the differentiable arguments.
   std::vector<std::string> requiredInputsFwGrad, requiredInputsPrimal;
   bool requiredInputsFwGradFromSet = true, requiredInputsPrimalFromSet = true;
+  bool requiredOriginalSelfValue = false;
+  bool isReusingOutplaceFormula = false;
 };
 
 struct DifferentiabilityInfo {
@@ -64,6 +67,7 @@ struct DifferentiabilityInfo {
   std::vector<std::string> nonDifferentiableArgNames;
   std::optional<std::vector<bool>> outputDifferentiability;
   std::optional<std::vector<std::string>> outputDifferentiabilityConditions;
+  support::SourceLoc loc;  // of the entry's name (a view copy's: its view's entry)
 
   bool hasDerivatives() const { return !argsWithDerivatives.empty(); }
 };
@@ -76,7 +80,9 @@ struct DerivativesEntry {
 };
 
 struct LoadedDerivatives {
-  std::vector<DerivativesEntry> entries;  // torchgen's dict order (an entry for the same schema replaces)
+  // torchgen's dict order (an entry for the same schema replaces); matchDifferentiabilityInfo appends the
+  // foreach functions' (a deque: what refers to an entry stays valid).
+  std::deque<DerivativesEntry> entries;
   std::set<std::string> usedDispatchKeys;
 };
 
@@ -84,6 +90,24 @@ struct LoadedDerivatives {
 // nullopt after reporting the first problem, as FILE:LINE:COL: error: at the entry.
 std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, std::string_view content,
                                                      const model::Operators& ops, support::Diagnostics& diags);
+
+// A function and its infos (torchgen's NativeFunctionWithDifferentiabilityInfo).
+struct FunctionWithInfo {
+  const model::NativeFunction* func = nullptr;
+  // Its infos by dispatch key (pointing into the LoadedDerivatives); empty: the function has no formulas.
+  std::vector<std::pair<std::string, const DifferentiabilityInfo*>> info;
+  // Per dispatch key, the forward formulas as the function uses them (an in-place function's rewritten
+  // from its out-of-place variant's).
+  std::vector<std::pair<std::string, std::vector<ForwardDerivative>>> fwDerivatives;
+};
+
+// torchgen's match_differentiability_info: the infos of each function (its own, its out-of-place
+// variant's, or for a foreach function one derived from its per-tensor function's, which is added to
+// `derivatives`), for `functions` sorted by C++ name as gen_autograd sorts them. nullopt after reporting
+// the first problem.
+std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(
+    const std::vector<const model::NativeFunction*>& functions, LoadedDerivatives& derivatives,
+    support::Diagnostics& diags);
 
 // Python's re semantics of torchgen's IDENT_REGEX, (^|\W)NAME($|\W): whether it matches, and re.sub
 // with it (each match consumes the non-word characters around the name, so "a*a" has one match).

@@ -1,10 +1,13 @@
 #include "gen/Autograd.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "api/Cpp.h"
 #include "api/DifferentiabilityInfo.h"
 #include "dest/autograd/AnnotatedFnArgs.h"
+#include "dest/autograd/Functions.h"
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/VariableFactories.h"
 #include "dest/autograd/VariableType.h"
@@ -29,16 +32,30 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
   if (options.annotatedFnArgs) {
     dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
   } else {
-    // derivatives.yaml is read and checked as gen_autograd does (the files written so far do not use it).
+    // derivatives.yaml, read and checked as gen_autograd does.
     const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
     support::InputFiles inputs(diags);
     const std::optional<std::string> text = inputs.read(derivativesPath);
-    if (!text || !api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags)) return false;
+    if (!text) return false;
+    std::optional<api::autograd::LoadedDerivatives> derivatives =
+        api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags);
+    if (!derivatives) return false;
+    // The functions sorted by C++ name (a stable sort, as gen_autograd's), matched with their formulas;
+    // this adds the foreach functions' formulas to the derivatives.
+    std::vector<const model::NativeFunction*> sorted = ops->functions();
+    std::vector<std::string> names;
+    for (const model::NativeFunction* f : sorted) names.push_back(api::cpp::name(f->func));
+    std::vector<std::size_t> order(sorted.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
+    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = ops->functions()[order[i]];
+    if (!api::autograd::matchDifferentiabilityInfo(sorted, *derivatives, diags)) return false;
     timer.lap("derivatives");
     const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
     // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
     dest::autograd::emitVariableTypeHeader(commentDir, fm);
-    if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags))
+    if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
+        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags))
       dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags);
   }
   timer.lap("emit");
@@ -55,13 +72,12 @@ time). Files whose content is unchanged are not rewritten; on any error no file 
 
 NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
 writes only
-  VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, variable_factories.h
-and not yet Functions.h/.cpp, ViewFuncs.h/.cpp, VariableType_0..9.cpp,
-VariableTypeEverything.cpp, ADInplaceOrViewType_0..1.cpp,
-ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. It reads and checks
-derivatives.yaml as gen_autograd does (the same refusals), though no file it writes yet uses it.
-Nor what gen_autograd_python writes (python_functions.h, python_functions_0..4.cpp; the Python
-bindings themselves are `opgen python`'s).
+  VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
+  variable_factories.h
+and not yet ViewFuncs.h/.cpp, VariableType_0..9.cpp, VariableTypeEverything.cpp,
+ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. Nor what
+gen_autograd_python writes (python_functions.h, python_functions_0..4.cpp; the Python bindings
+themselves are `opgen python`'s). derivatives.yaml is read and checked as gen_autograd reads it.
 
 Options:
   --annotated-fn-args  write what gen_annotated_fn_args writes (annotated_fn_args.py, a drop-in for

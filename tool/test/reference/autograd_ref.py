@@ -7,6 +7,8 @@ paying for the whole of gen_autograd. Run it with the reference torchgen importa
 
 FAMILY (each run as gen_autograd runs it):
   load_derivatives     load_derivatives (reads and checks AUTOGRAD_DIR/derivatives.yaml; writes nothing)
+  functions            Functions.h, Functions.cpp (gen_autograd_functions_lib, after load_derivatives and
+                       match_differentiability_info, which adds the foreach functions' formulas)
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
@@ -39,6 +41,17 @@ def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int
         from torchgen.packaged.autograd.load_derivatives import load_derivatives
 
         load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
+    elif family == "functions":
+        from torchgen.api import cpp
+        from torchgen.api.autograd import match_differentiability_info
+        from torchgen.gen import parse_native_yaml
+        from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_lib
+        from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+        infos, _ = load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
+        fns = sorted(parse_native_yaml(native, tags).native_functions, key=lambda f: cpp.name(f.func))
+        match_differentiability_info(fns, infos)
+        gen_autograd_functions_lib(out, infos, templates)
     elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 
