@@ -11,6 +11,7 @@
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/VariableFactories.h"
 #include "dest/autograd/VariableType.h"
+#include "dest/autograd/ViewFuncs.h"
 #include "gen/Command.h"
 #include "gen/Python.h"
 
@@ -49,14 +50,17 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
     for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = ops->functions()[order[i]];
-    if (!api::autograd::matchDifferentiabilityInfo(sorted, *derivatives, diags)) return false;
+    const std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos =
+        api::autograd::matchDifferentiabilityInfo(sorted, *derivatives, diags);
+    if (!withInfos) return false;
     timer.lap("derivatives");
     const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
     // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
     dest::autograd::emitVariableTypeHeader(commentDir, fm);
     if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
-        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags))
-      dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags);
+        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
+        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags))
+      dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags);
   }
   timer.lap("emit");
   return !diags.hasErrors();
@@ -73,8 +77,8 @@ time). Files whose content is unchanged are not rewritten; on any error no file 
 NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
 writes only
   VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
-  variable_factories.h
-and not yet ViewFuncs.h/.cpp, VariableType_0..9.cpp, VariableTypeEverything.cpp,
+  variable_factories.h, ViewFuncs.h, ViewFuncs.cpp
+and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp,
 ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. Nor what
 gen_autograd_python writes (python_functions.h, python_functions_0..4.cpp; the Python bindings
 themselves are `opgen python`'s). derivatives.yaml is read and checked as gen_autograd reads it.

@@ -9,6 +9,7 @@ FAMILY (each run as gen_autograd runs it):
   load_derivatives     load_derivatives (reads and checks AUTOGRAD_DIR/derivatives.yaml; writes nothing)
   functions            Functions.h, Functions.cpp (gen_autograd_functions_lib, after load_derivatives and
                        match_differentiability_info, which adds the foreach functions' formulas)
+  view_funcs           ViewFuncs.h, ViewFuncs.cpp (gen_view_funcs)
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
@@ -35,6 +36,24 @@ def main() -> int:
     return 0
 
 
+_matched = None
+
+
+def matched(native: str, tags: str, autograd_dir: str):
+    """load_derivatives and match_differentiability_info as gen_autograd runs them, once."""
+    global _matched
+    if _matched is None:
+        from torchgen.api import cpp
+        from torchgen.api.autograd import match_differentiability_info
+        from torchgen.gen import parse_native_yaml
+        from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+        infos, _ = load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
+        fns = sorted(parse_native_yaml(native, tags).native_functions, key=lambda f: cpp.name(f.func))
+        _matched = infos, match_differentiability_info(fns, infos)
+    return _matched
+
+
 def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int:
     templates = os.path.join(autograd_dir, "templates")
     if family == "load_derivatives":
@@ -42,16 +61,15 @@ def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int
 
         load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
     elif family == "functions":
-        from torchgen.api import cpp
-        from torchgen.api.autograd import match_differentiability_info
-        from torchgen.gen import parse_native_yaml
         from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_lib
-        from torchgen.packaged.autograd.load_derivatives import load_derivatives
 
-        infos, _ = load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
-        fns = sorted(parse_native_yaml(native, tags).native_functions, key=lambda f: cpp.name(f.func))
-        match_differentiability_info(fns, infos)
+        infos, _ = matched(native, tags, autograd_dir)
         gen_autograd_functions_lib(out, infos, templates)
+    elif family == "view_funcs":
+        from torchgen.packaged.autograd.gen_view_funcs import gen_view_funcs
+
+        _, fns_with_infos = matched(native, tags, autograd_dir)
+        gen_view_funcs(out, fns_with_infos, templates)
     elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 
