@@ -7,6 +7,8 @@
 //     functions            Functions.h, Functions.cpp (gen_autograd_functions_lib)
 //     view_funcs           ViewFuncs.h, ViewFuncs.cpp (gen_view_funcs)
 //     variable_factories   variable_factories.h (gen_variable_factories)
+//   with --python, what gen_autograd_python writes after gen_autograd in the same process (python_functions.h,
+//   python_functions_0..4.cpp, python_functionsEverything.cpp and the Python bindings)
 //   annotated_fn_args      annotated_fn_args.py (gen_annotated_fn_args, `opgen autograd --annotated-fn-args`)
 // Both tools run into empty folders of their own with the same arguments (NATIVE TAGS OUT
 // AUTOGRAD_DIR; AUTOGRAD_DIR is the reference's packaged/autograd for ATen, else one with an empty
@@ -61,6 +63,7 @@ Inputs custom(const fs::path& nativeFunctions, const fs::path& tags, const fs::p
   const fs::path dir = fs::absolute(work) / "autograd";
   fs::create_directories(dir);
   writeFile(dir / "derivatives.yaml", derivatives);
+  writeFile(dir / "deprecated.yaml", "[]\n");
   fs::create_directory_symlink(autogradDir() / "templates", dir / "templates");
   return {nativeFunctions, tags, dir,
           (dir / "templates").lexically_normal().lexically_relative(fs::absolute(reference().root / "torchgen").lexically_normal()).string()};
@@ -79,6 +82,20 @@ std::set<std::string> autogradFiles() {
   return files;
 }
 const Family kAutograd{"load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs", "", autogradFiles()};
+std::set<std::string> autogradPythonFiles() {
+  std::set<std::string> files = autogradFiles();
+  for (const char* f : {"python_functions.h", "python_functionsEverything.cpp", "python_torch_functionsEverything.cpp",
+                        "python_variable_methods.cpp", "python_nn_functions.cpp", "python_fft_functions.cpp",
+                        "python_linalg_functions.cpp", "python_nested_functions.cpp", "python_sparse_functions.cpp",
+                        "python_special_functions.cpp", "python_return_types.h", "python_return_types.cpp",
+                        "python_enum_tag.cpp"})
+    files.insert(f);
+  for (int i = 0; i < 5; ++i) files.insert("python_functions_" + std::to_string(i) + ".cpp");
+  for (int i = 0; i < 3; ++i) files.insert("python_torch_functions_" + std::to_string(i) + ".cpp");
+  return files;
+}
+const Family kAutogradPython{"load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs,python",
+                             "--python", autogradPythonFiles()};
 const Family kAnnotatedFnArgs{"annotated_fn_args", "--annotated-fn-args", {"annotated_fn_args.py"}};
 
 ProcessResult runReference(const Family& family, const fs::path& out, const Inputs& in) {
@@ -118,8 +135,9 @@ void expectSameFiles(const Family& family, const fs::path& ref, const fs::path& 
     if (!reference().available) GTEST_SKIP() << reference().problem; \
   } while (0)
 
-void conform(const Inputs& in, const char* label) {
-  for (const Family* family : {&kAutograd, &kAnnotatedFnArgs}) {
+void conform(const Inputs& in, const char* label,
+             const std::vector<const Family*>& families = {&kAutograd, &kAutogradPython, &kAnnotatedFnArgs}) {
+  for (const Family* family : families) {
     SCOPED_TRACE(std::string(label) + ", " + family->name);
     TempDir dir("opgen-autograd-conformance");
     ProcessResult ref = runReference(*family, dir / "ref", in);
@@ -218,14 +236,16 @@ TEST(AutogradConformance, LibOps) {
 TEST(AutogradConformance, PyOps) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-pyops");
-  conform(custom(dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml", dir.path()), "pyops");
+  const Inputs in = custom(dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml", dir.path());
+  writeFile(in.autograd / "deprecated.yaml", readFile(dataDir() / "python_conformance/deprecated.yaml"));
+  conform(in, "pyops");
 }
 
 TEST(AutogradConformance, Factories) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-factories");
   conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()),
-          "factories");
+          "factories", {&kAutograd, &kAnnotatedFnArgs});  // (gen_python_functions cannot bind all of them)
 }
 
 // Inputs torchgen refuses: opgen refuses them too, with exactly one located error line, and writes nothing.

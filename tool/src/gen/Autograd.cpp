@@ -19,6 +19,20 @@ namespace opgen::gen {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The functions sorted by C++ name, a stable sort (gen_autograd's order).
+std::vector<const model::NativeFunction*> sortedByCppName(const std::vector<const model::NativeFunction*>& functions) {
+  std::vector<std::pair<std::string, const model::NativeFunction*>> named;
+  for (const model::NativeFunction* f : functions) named.emplace_back(api::cpp::name(f->func), f);
+  std::stable_sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const model::NativeFunction*> out;
+  for (const auto& [name, f] : named) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
 bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::Diagnostics& diags,
                  AutogradReport& report) {
   support::PhaseTimer& timer = report.timer;
@@ -41,17 +55,9 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
     std::optional<api::autograd::LoadedDerivatives> derivatives =
         api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags);
     if (!derivatives) return false;
-    // The functions sorted by C++ name (a stable sort, as gen_autograd's), matched with their formulas;
-    // this adds the foreach functions' formulas to the derivatives.
-    std::vector<const model::NativeFunction*> sorted = ops->functions();
-    std::vector<std::string> names;
-    for (const model::NativeFunction* f : sorted) names.push_back(api::cpp::name(f->func));
-    std::vector<std::size_t> order(sorted.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
-    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = ops->functions()[order[i]];
+    // Matching the functions with their formulas adds the foreach functions' formulas to the derivatives.
     const std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos =
-        api::autograd::matchDifferentiabilityInfo(sorted, *derivatives, diags);
+        api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops->functions()), *derivatives, diags);
     if (!withInfos) return false;
     timer.lap("derivatives");
     const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
@@ -59,8 +65,17 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
     dest::autograd::emitVariableTypeHeader(commentDir, fm);
     if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
         dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
-        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags))
-      dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags);
+        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags) &&
+        dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags) && options.python) {
+      // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
+      // node classes of the same infos, the foreach functions' included, and the Python bindings.
+      if (!dest::autograd::emitPythonFunctions(*derivatives, commentDir, fm, diags)) return false;
+      timer.lap("emit");
+      PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
+                       options.outputDir, options.commentDir};
+      PythonReport pyReport;
+      return runPython(py, outputs, diags, pyReport) && !diags.hasErrors();
+    }
   }
   timer.lap("emit");
   return !diags.hasErrors();
@@ -79,11 +94,15 @@ writes only
   VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
   variable_factories.h, ViewFuncs.h, ViewFuncs.cpp
 and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp,
-ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. Nor what
-gen_autograd_python writes (python_functions.h, python_functions_0..4.cpp; the Python bindings
-themselves are `opgen python`'s). derivatives.yaml is read and checked as gen_autograd reads it.
+ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. What
+gen_autograd_python writes is written with --python. derivatives.yaml is read and checked as gen_autograd
+reads it.
 
 Options:
+  --python             also write what gen_autograd_python writes when PyTorch's generate_code runs it
+                       after gen_autograd (in the same process, so with the foreach functions' nodes):
+                       python_functions.h, python_functions_0..4.cpp and the Python bindings (the 14
+                       files of `opgen python`, with AUTOGRAD_DIR/deprecated.yaml)
   --annotated-fn-args  write what gen_annotated_fn_args writes (annotated_fn_args.py, a drop-in for
                        `python -m torchgen.packaged.autograd.gen_annotated_fn_args`) instead
   --comment-dir TEXT   how the @generated comments name AUTOGRAD_DIR/templates (default: relative to
@@ -101,6 +120,8 @@ support::Expected<AutogradOptions> parseCommandLine(const std::vector<std::strin
       timings = true;
     } else if (a == "--annotated-fn-args") {
       o.annotatedFnArgs = true;
+    } else if (a == "--python") {
+      o.python = true;
     } else if (a == "--comment-dir") {
       if (i + 1 >= args.size()) return support::makeError(a + " needs a value");
       o.commentDir = args[++i];
@@ -110,6 +131,7 @@ support::Expected<AutogradOptions> parseCommandLine(const std::vector<std::strin
       positional.push_back(a);
     }
   }
+  if (o.python && o.annotatedFnArgs) return support::makeError("--python and --annotated-fn-args exclude each other");
   if (positional.size() != 4)
     return support::makeError("expected 4 arguments (NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR), got " +
                               std::to_string(positional.size()));
@@ -139,7 +161,7 @@ Outcome runAutogradCommand(const Invocation& invocation, support::Diagnostics& d
 
 const Command kAutogradCommand{
     .name = "autograd",
-    .synopsis = R"(  opgen autograd [--annotated-fn-args] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
+    .synopsis = R"(  opgen autograd [--python | --annotated-fn-args] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
         ATen's autograd code like torchgen's gen_autograd (not yet all of its files: see --help) and
         gen_annotated_fn_args (see README.md).
 )",

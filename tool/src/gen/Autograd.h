@@ -23,6 +23,9 @@ struct AutogradOptions {
   std::string autogradDir; // AUTOGRAD_DIR
   // Write what gen_annotated_fn_args writes (annotated_fn_args.py) instead of gen_autograd's files.
   bool annotatedFnArgs = false;
+  // Also write what gen_autograd_python writes when it runs after gen_autograd in the same process
+  // (PyTorch's generate_code): python_functions.h, python_functions_0..4.cpp and the Python bindings.
+  bool python = false;
   // How the template folder is named in "@generated from DIR/FILE"; default: templateDirForComments().
   std::optional<std::string> commentDir;
 };

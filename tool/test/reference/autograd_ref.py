@@ -10,6 +10,8 @@ FAMILY (each run as gen_autograd runs it):
   functions            Functions.h, Functions.cpp (gen_autograd_functions_lib, after load_derivatives and
                        match_differentiability_info, which adds the foreach functions' formulas)
   view_funcs           ViewFuncs.h, ViewFuncs.cpp (gen_view_funcs)
+  python               what gen_autograd_python writes after the above in the same process (as PyTorch's
+                       generate_code runs it): python_functions*, and the Python bindings
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
@@ -70,6 +72,14 @@ def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int
 
         _, fns_with_infos = matched(native, tags, autograd_dir)
         gen_view_funcs(out, fns_with_infos, templates)
+    elif family == "python":
+        from torchgen.packaged.autograd import gen_python_functions
+        from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_python
+
+        infos, _ = matched(native, tags, autograd_dir)
+        gen_autograd_functions_python(out, infos, templates)
+        deprecated = os.path.join(autograd_dir, "deprecated.yaml")
+        gen_python_functions.gen(out, native, tags, deprecated, templates)
     elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 

@@ -149,6 +149,204 @@ const CodeTemplate kDerivativeMulti(R"cc(if (${needs_input_grad}) {
 }
 )cc");
 
+// The Python classes of the nodes (python_functions_N.cpp): their getters of saved values. Legend: op,
+// name (a saved value), body (one of the getter bodies below).
+const CodeTemplate kPyFunctionDefinition(R"cc(static PyTypeObject ${op}Class;
+addClass<${op}>(module, ${op}Class, "${op}", ${op}_properties);
+)cc");
+const CodeTemplate kPyFunctionPropsAndGetters(R"cc(${all_getter_definitions}
+
+static struct PyGetSetDef ${op}_properties[] = {
+  THP_FUNCTION_DEFAULT_PROPERTIES,
+  ${all_getsetdef_structs}
+  {nullptr} /* sentinel */
+};
+
+)cc");
+const CodeTemplate kPyGetsetdefStruct(R"cc({(char*)"_saved_${name}", (getter)THP${op}_${name}_getter, nullptr, nullptr, nullptr})cc");
+const CodeTemplate kPyRawGetsetdefStruct(R"cc({(char*)"_raw_saved_${name}", (getter)THP${op}_${name}_raw_getter, nullptr, nullptr, nullptr})cc");
+const CodeTemplate kGetterDefinition(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  auto prop = static_cast<${op}*>(self->cdata.get())->${name};
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionSavedvar(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  const auto& prop = static_cast<${op}*>(self->cdata.get())->${name}_;
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionRawSavedvar(R"cc(static PyObject* THP${op}_${name}_raw_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  const auto& prop = static_cast<${op}*>(self->cdata.get())->${name}_;
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionVecSavedvar(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  const auto *node = static_cast<${op}*>(self->cdata.get());
+  const auto& prop = node->${name}_;
+  if (node->${name}_released_) {
+    PyErr_SetString(PyExc_RuntimeError, ERR_BACKWARD_TWICE);
+    return nullptr;
+  }
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionRawVecSavedvar(R"cc(static PyObject* THP${op}_${name}_raw_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  const auto *node = static_cast<${op}*>(self->cdata.get());
+  const auto& prop = node->${name}_;
+  if (node->${name}_released_) {
+    PyErr_SetString(PyExc_RuntimeError, ERR_BACKWARD_TWICE);
+    return nullptr;
+  }
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionOpt(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  auto opt_prop = static_cast<${op}*>(self->cdata.get())->${name};
+  if (!opt_prop.has_value()) {
+    Py_RETURN_NONE;
+  }
+  auto prop = opt_prop.value();
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+const CodeTemplate kGetterDefinitionOptArrayref(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  auto opt_prop = static_cast<${op}*>(self->cdata.get())->${name};
+  if (!opt_prop.list.has_value()) {
+    Py_RETURN_NONE;
+  }
+  auto prop = opt_prop.list.value();
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+)cc");
+constexpr std::string_view kGetterBodySavedvar = R"cc(return THPVariable_Wrap(prop.unpack(self->cdata));
+)cc";
+constexpr std::string_view kGetterBodyRawSavedvar = R"cc(pybind11::object obj = pybind11::cast(prop, pybind11::return_value_policy::reference);
+return obj.release().ptr();
+)cc";
+constexpr std::string_view kGetterBodyVecSavedvar = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i: c10::irange(prop.size())) {
+  PyTuple_SetItem(tup, (Py_ssize_t) i, THPVariable_Wrap(prop[i].unpack(self->cdata)));
+}
+return tup;
+)cc";
+constexpr std::string_view kGetterBodyRawVecSavedvar = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i : c10::irange(prop.size())) {
+  pybind11::object obj = pybind11::cast(prop[i], pybind11::return_value_policy::reference);
+  PyTuple_SetItem(tup, (Py_ssize_t) i, obj.release().ptr());
+}
+return tup;
+)cc";
+constexpr std::string_view kGetterBodyArrayrefLong = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i : c10::irange(prop.size())) {
+  PyTuple_SetItem(tup, (Py_ssize_t) i, PyLong_FromUnsignedLong((uint64_t) prop[i]));
+}
+return tup;
+)cc";
+constexpr std::string_view kGetterBodyArrayrefSymint = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i : c10::irange(prop.size())) {
+    auto si = prop[i];
+    if (auto m = si.maybe_as_int()) {
+      PyTuple_SetItem(tup, (Py_ssize_t) i, PyLong_FromUnsignedLong(*m));
+    } else {
+      auto py_symint = py::cast(si).release().ptr();
+      PyTuple_SetItem(tup, (Py_ssize_t) i, py_symint);
+    }
+}
+return tup;
+)cc";
+constexpr std::string_view kGetterBodyArrayrefDouble = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i : c10::irange(prop.size())) {
+  PyTuple_SetItem(tup, (Py_ssize_t) i, PyFloat_FromDouble((double) prop[i]));
+}
+return tup;
+)cc";
+constexpr std::string_view kGetterBodyInt64T = R"cc(return PyLong_FromUnsignedLong((int64_t) prop);
+)cc";
+constexpr std::string_view kGetterBodySymint = R"cc(if (auto m = prop.maybe_as_int()) {
+  return PyLong_FromUnsignedLong(*m);
+} else {
+  return py::cast(prop).release().ptr();
+}
+)cc";
+constexpr std::string_view kGetterBodyDouble = R"cc(return PyFloat_FromDouble((double) prop);
+)cc";
+constexpr std::string_view kGetterBodyBool = R"cc(if (prop) {
+  Py_RETURN_TRUE;
+} else {
+  Py_RETURN_FALSE;
+}
+)cc";
+constexpr std::string_view kGetterBodyString = R"cc(return PyUnicode_FromStringAndSize(prop.data(), prop.size());
+)cc";
+constexpr std::string_view kGetterBodyScalar = R"cc(if (prop.isComplex()) {
+  auto cprop = prop.to<c10::complex<double>>();
+  return PyComplex_FromDoubles(cprop.real(), cprop.imag());
+} else if (prop.isFloatingPoint()) {
+  return PyFloat_FromDouble(prop.to<double>());
+} else if (prop.isIntegral(/*includeBool=*/false)) {
+  return PyLong_FromLong(prop.to<int64_t>());
+} else if (prop.isBoolean()) {
+  if (prop.to<bool>()) {
+    Py_RETURN_TRUE;
+  } else {
+    Py_RETURN_FALSE;
+  }
+} else {
+  PyErr_SetString(PyExc_RuntimeError, "Unknown scalar type");
+  return nullptr;
+}
+)cc";
+constexpr std::string_view kGetterBodyVecScalar = R"cc(PyObject* tup = PyTuple_New((Py_ssize_t) prop.size());
+for (auto i: c10::irange(prop.size())) {
+  if (prop[i].isComplex()) {
+    auto cprop = prop[i].to<c10::complex<double>>();
+    PyTuple_SetItem(tup, (Py_ssize_t) i, PyComplex_FromDoubles(cprop.real(), cprop.imag()));
+  } else if (prop[i].isFloatingPoint()) {
+    auto double_prop = prop[i].to<double>();
+    PyTuple_SetItem(tup, (Py_ssize_t) i, PyFloat_FromDouble(double_prop));
+  } else if (prop[i].isIntegral(/*includeBool=*/false)) {
+    auto long_prop = prop[i].to<int64_t>();
+    PyTuple_SetItem(tup, (Py_ssize_t) i, PyLong_FromLong(long_prop));
+  } else if (prop[i].isBoolean()) {
+    if (prop[i].to<bool>()) {
+      PyTuple_SetItem(tup, (Py_ssize_t) i, Py_True);
+    } else {
+      PyTuple_SetItem(tup, (Py_ssize_t) i, Py_False);
+    }
+  } else {
+    PyErr_SetString(PyExc_RuntimeError, "Unknown scalar type");
+    return nullptr;
+  }
+}
+return tup;
+)cc";
+const CodeTemplate kGetterDefinitionVecScalar(R"cc(static PyObject* THP${op}_${name}_getter(THPCppFunction *self, void *_unused) {
+  HANDLE_TH_ERRORS
+  const auto *node = static_cast<${op}*>(self->cdata.get());
+  const auto& prop = node->${name};
+  if (node->${name}_released_) {
+    PyErr_SetString(PyExc_RuntimeError, ERR_BACKWARD_TWICE);
+    return nullptr;
+  }
+  ${body}
+  END_HANDLE_TH_ERRORS
+}
+                            )cc");
+
 std::string fill(const CodeTemplate& t, const TemplateEnv& env) {
   support::Diagnostics unused;  // the fixed templates name only what every caller sets
   return t.substitute(env, unused).value_or("");
@@ -175,9 +373,13 @@ class NodeParts {
   std::optional<std::string> saveVar(const SavedAttribute& var, bool isOutput);
 
   std::vector<std::string> savedVariables, releaseVariables, unpack, asserts, compiledArgs, applyWithSavedBefore,
-      applyWithSavedAfter, applyFunctionalArgs, applyFunctionalArgsRefTypes;
+      applyWithSavedAfter, applyFunctionalArgs, applyFunctionalArgsRefTypes, getterDefinitions, pyGetsetdefStructs;
 
  private:
+  void getter(const CodeTemplate& t, const std::string& name, std::string_view body) {
+    getterDefinitions.push_back(fill(t, TemplateEnv().set("op", *info_.op).set("name", name).set("body", std::string(body))));
+  }
+
   const DifferentiabilityInfo& info_;
 };
 
@@ -185,7 +387,7 @@ std::optional<std::string> NodeParts::saveVar(const SavedAttribute& var, bool is
   const std::string name = var.nctype.name.str();
   const CType& type = var.nctype.type;
   std::string visitName = name;
-  bool savedVariableClass = false;
+  bool savedVariableClass = false, getsetdef = true, rawGetsetdef = false;
   std::optional<std::string> unpackedRefType;
   const CType tensor = base(api::tensorT);
   if (type == tensor || type == CType::optional(tensor) || type == CType::mutRef(CType::optional(tensor)) ||
@@ -194,6 +396,9 @@ std::optional<std::string> NodeParts::saveVar(const SavedAttribute& var, bool is
     savedVariables.push_back("SavedVariable " + name + "_;");
     releaseVariables.push_back(name + "_.reset_data();");
     unpack.push_back("auto " + name + " = " + name + "_.unpack(" + (isOutput ? "getptr()" : "") + ");");
+    getter(kGetterDefinitionSavedvar, name, kGetterBodySavedvar);
+    getter(kGetterDefinitionRawSavedvar, name, kGetterBodyRawSavedvar);
+    rawGetsetdef = true;
     visitName = name + "_";
     unpackedRefType = "Tensor&";
   } else if (type == base(api::tensorListT) || type == base(api::iTensorListRefT) || type == CType::vector(tensor)) {
@@ -206,6 +411,9 @@ std::optional<std::string> NodeParts::saveVar(const SavedAttribute& var, bool is
     releaseVariables.push_back(name + "_released_ = true;");
     unpack.push_back("auto " + name + " = unpack_list(" + name + "_, " + (isOutput ? "getptr()" : "nullptr") + ");");
     asserts.push_back("TORCH_CHECK(!" + name + "_released_, ERR_BACKWARD_TWICE);");
+    getter(kGetterDefinitionVecSavedvar, name, kGetterBodyVecSavedvar);
+    getter(kGetterDefinitionRawVecSavedvar, name, kGetterBodyRawVecSavedvar);
+    rawGetsetdef = true;
     visitName = name + "_";
     unpackedRefType = "std::vector<Tensor>&";
   } else if (type == CType::list(CType::optional(tensor))) {
@@ -216,35 +424,59 @@ std::optional<std::string> NodeParts::saveVar(const SavedAttribute& var, bool is
     releaseVariables.push_back(name + "_released_ = true;");
     unpack.push_back("auto " + name + " = unpack_opt_list(" + name + "_);");
     asserts.push_back("TORCH_CHECK(!" + name + "_released_, ERR_BACKWARD_TWICE);");
+    getter(kGetterDefinitionVecSavedvar, name, kGetterBodyVecSavedvar);
+    getter(kGetterDefinitionRawVecSavedvar, name, kGetterBodyRawVecSavedvar);
+    rawGetsetdef = true;
     visitName = name + "_";
     unpackedRefType = "torch::List<std::optional<Tensor>>&";
   } else if (type == base(api::intArrayRefT)) {
     savedVariables.push_back("std::vector<int64_t> " + name + ";");
+    getter(kGetterDefinition, name, kGetterBodyArrayrefLong);
   } else if (type == base(api::symIntArrayRefT)) {
     savedVariables.push_back("std::vector<c10::SymInt> " + name + ";");
+    getter(kGetterDefinition, name, kGetterBodyArrayrefSymint);
   } else if (type == base(api::optionalIntArrayRefT) || type == CType::optional(base(api::intArrayRefT))) {
     savedVariables.push_back("c10::OptionalArray<int64_t> " + name + ";");
+    getter(kGetterDefinitionOptArrayref, name, kGetterBodyArrayrefLong);
   } else if (type == base(api::optionalSymIntArrayRefT) || type == CType::optional(base(api::symIntArrayRefT))) {
     savedVariables.push_back("c10::OptionalArray<c10::SymInt> " + name + ";");
+    getter(kGetterDefinitionOptArrayref, name, kGetterBodyArrayrefSymint);
   } else if (type == CType::optional(CType::arrayRef(base(api::doubleT)))) {
     savedVariables.push_back("c10::OptionalArray<double> " + name + ";");
+    getter(kGetterDefinitionOptArrayref, name, kGetterBodyArrayrefDouble);
   } else if (type == base(api::longT)) {
     savedVariables.push_back(type.cppType() + " " + name + " = 0;");
+    getter(kGetterDefinition, name, kGetterBodyInt64T);
   } else if (type == base(api::SymIntT)) {
     savedVariables.push_back("c10::SymInt " + name + ";");
+    getter(kGetterDefinition, name, kGetterBodySymint);
   } else if (type == base(api::stringT)) {
     savedVariables.push_back("std::string " + name + ";");
+    getter(kGetterDefinition, name, kGetterBodyString);
   } else if (type == CType::optional(base(api::stringT))) {
     savedVariables.push_back("std::optional<std::string> " + name + ";");
+    getter(kGetterDefinitionOpt, name, kGetterBodyString);
   } else if (type == CType::arrayRef(base(api::scalarT))) {
     savedVariables.push_back("std::vector<at::Scalar> " + name + ";");
     unpackedRefType = "std::vector<at::Scalar>&";
     savedVariables.push_back("bool " + name + "_released_ = false;");
     releaseVariables.push_back(name + ".clear();");
+    getter(kGetterDefinitionVecScalar, name, kGetterBodyVecScalar);
   } else {
     if (std::optional<std::string> problem = nonOwning(var)) return problem;
     savedVariables.push_back(type.cppType() + " " + name + ";");
+    // The other types with a Python getter; the rest (TypeAndSize, at::ScalarType, TensorOptions, ...) have none.
+    if (type == CType::optional(base(api::longT))) getter(kGetterDefinitionOpt, name, kGetterBodyInt64T);
+    else if (type == CType::optional(base(api::SymIntT))) getter(kGetterDefinitionOpt, name, kGetterBodySymint);
+    else if (type == base(api::doubleT)) getter(kGetterDefinition, name, kGetterBodyDouble);
+    else if (type == CType::optional(base(api::doubleT))) getter(kGetterDefinitionOpt, name, kGetterBodyDouble);
+    else if (type == base(api::boolT)) getter(kGetterDefinition, name, kGetterBodyBool);
+    else if (type == base(api::scalarT)) getter(kGetterDefinition, name, kGetterBodyScalar);
+    else if (type == CType::optional(base(api::scalarT))) getter(kGetterDefinitionOpt, name, kGetterBodyScalar);
+    else getsetdef = false;
   }
+  if (getsetdef) pyGetsetdefStructs.push_back(fill(kPyGetsetdefStruct, TemplateEnv().set("op", *info_.op).set("name", name)));
+  if (rawGetsetdef) pyGetsetdefStructs.push_back(fill(kPyRawGetsetdefStruct, TemplateEnv().set("op", *info_.op).set("name", name)));
   compiledArgs.push_back("args.collect(" + visitName + (savedVariableClass ? (isOutput ? ", true" : ", false") : "") + ");");
   applyWithSavedBefore.push_back("saved.before(" + visitName + ");");
   applyWithSavedAfter.push_back("saved.after(" + visitName + ");");
@@ -409,7 +641,10 @@ std::optional<TemplateEnv> nodeEnv(const DifferentiabilityInfo& info, support::D
       .set("compiled_args", parts.compiledArgs)
       .set("apply_with_saved_before", parts.applyWithSavedBefore)
       .set("apply_with_saved_after", parts.applyWithSavedAfter)
-      .set("get_packed_args", support::join(packs, "\n"));
+      .set("get_packed_args", support::join(packs, "\n"))
+      .set("all_getter_definitions", support::join(parts.getterDefinitions, "\n"))
+      .set("all_getsetdef_structs",
+           parts.pyGetsetdefStructs.empty() ? std::string() : support::join(parts.pyGetsetdefStructs, ",\n") + ",");
   return env;
 }
 
@@ -451,6 +686,42 @@ bool emitFunctions(const api::autograd::LoadedDerivatives& derivatives, const st
           .set("autograd_function_definitions", definitions);
       return env;
     });
+  return true;
+}
+
+bool emitPythonFunctions(const api::autograd::LoadedDerivatives& derivatives, const std::string& commentDir, Writer& out,
+                         support::Diagnostics& diags) {
+  constexpr int kShards = 5;
+  std::vector<const DifferentiabilityInfo*> infos;
+  std::vector<ShardEnv> envs;
+  for (const api::autograd::DerivativesEntry& e : derivatives.entries)
+    for (const auto& [key, info] : e.byKey) {
+      if (info.argsWithDerivatives.empty()) continue;
+      const std::optional<TemplateEnv> env = nodeEnv(info, diags);
+      if (!env) return false;
+      infos.push_back(&info);
+      envs.push_back({{"py_function_initializers", {fill(kPyFunctionDefinition, *env)}},
+                      {"py_function_props_and_getters", {fill(kPyFunctionPropsAndGetters, *env)}}});
+    }
+  out.write("python_functions.h", [&] {
+    std::vector<std::string> declare, call;
+    for (int i = 0; i < kShards; ++i) {
+      declare.push_back("void initialize_autogenerated_functions_" + std::to_string(i) + "(PyObject* module);");
+      call.push_back("initialize_autogenerated_functions_" + std::to_string(i) + "(module);");
+    }
+    TemplateEnv env;
+    env.set("generated_comment", "@generated from " + commentDir + "/python_functions.h")
+        .set("shard_forward_declare", declare)
+        .set("shard_call", call);
+    return env;
+  });
+  Sharded spec{.filename = "python_functions.cpp",
+               .templateName = "python_functions.cpp",
+               .numShards = kShards,
+               .baseEnv = {{"generated_comment", support::TemplateValue("@generated from " + commentDir + "/python_functions.cpp")}},
+               .shardedKeys = {"py_function_initializers", "py_function_props_and_getters"}};
+  out.writeSharded(
+      spec, infos.size(), [&](std::size_t i) { return infos[i]->name; }, [&](std::size_t i) { return std::move(envs[i]); });
   return true;
 }
 

@@ -19,6 +19,12 @@ namespace opgen::dest::autograd {
 bool emitFunctions(const api::autograd::LoadedDerivatives& derivatives, const std::string& commentDir, Writer& out,
                    support::Diagnostics& diags);
 
+// python_functions.h and python_functions_0..4.cpp (torchgen's gen_autograd_functions_python): the
+// Python classes of the graph nodes, with getters of what they save. False after reporting, as
+// emitFunctions.
+bool emitPythonFunctions(const api::autograd::LoadedDerivatives& derivatives, const std::string& commentDir, Writer& out,
+                         support::Diagnostics& diags);
+
 // torchgen's VIEW_FUNCTIONS: the view operators (by base name) and the argument their output views.
 const std::string* viewFunctionBase(std::string_view baseName);
 
