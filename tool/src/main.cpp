@@ -21,6 +21,7 @@ constexpr const Command* kCommands[] = {
     &opgen::gen::kLibraryCommand,
     &opgen::gen::kPythonCommand,
     &opgen::gen::kBackendCommand,
+    &opgen::gen::kAutogradCommand,
 };
 
 std::string usage() {

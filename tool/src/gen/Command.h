@@ -46,5 +46,6 @@ extern const Command kGenCommand;      // gen/Gen.cpp
 extern const Command kLibraryCommand;  // gen/Library.cpp
 extern const Command kPythonCommand;   // gen/Python.cpp
 extern const Command kBackendCommand;  // gen/Backend.cpp
+extern const Command kAutogradCommand;  // gen/Autograd.cpp
 
 }  // namespace opgen::gen

@@ -1,0 +1,170 @@
+#include "gen/Autograd.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "api/Cpp.h"
+#include "api/DifferentiabilityInfo.h"
+#include "dest/autograd/AnnotatedFnArgs.h"
+#include "dest/autograd/Functions.h"
+#include "dest/autograd/TraceType.h"
+#include "dest/autograd/VariableFactories.h"
+#include "dest/autograd/VariableType.h"
+#include "dest/autograd/ViewFuncs.h"
+#include "gen/Command.h"
+#include "gen/Python.h"
+
+namespace opgen::gen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The functions sorted by C++ name, a stable sort (gen_autograd's order).
+std::vector<const model::NativeFunction*> sortedByCppName(const std::vector<const model::NativeFunction*>& functions) {
+  std::vector<std::pair<std::string, const model::NativeFunction*>> named;
+  for (const model::NativeFunction* f : functions) named.emplace_back(api::cpp::name(f->func), f);
+  std::stable_sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const model::NativeFunction*> out;
+  for (const auto& [name, f] : named) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::Diagnostics& diags,
+                 AutogradReport& report) {
+  support::PhaseTimer& timer = report.timer;
+  std::optional<model::Operators> ops = loadModel(options.files, model::LoadOptions{}, diags);
+  if (!ops) return false;
+  report.functions = static_cast<int>(ops->functions().size());
+  timer.lap("load");
+
+  const std::string templateDir = (fs::path(options.autogradDir) / "templates").string();
+  TemplateCache templates(diags);
+  FileManager fm(options.outputDir, templateDir, false, templates, outputs, diags);
+  if (options.annotatedFnArgs) {
+    dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
+  } else {
+    // derivatives.yaml, read and checked as gen_autograd does.
+    const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
+    support::InputFiles inputs(diags);
+    const std::optional<std::string> text = inputs.read(derivativesPath);
+    if (!text) return false;
+    std::optional<api::autograd::LoadedDerivatives> derivatives =
+        api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags);
+    if (!derivatives) return false;
+    // Matching the functions with their formulas adds the foreach functions' formulas to the derivatives.
+    const std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos =
+        api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops->functions()), *derivatives, diags);
+    if (!withInfos) return false;
+    timer.lap("derivatives");
+    const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
+    // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
+    dest::autograd::emitVariableTypeHeader(commentDir, fm);
+    if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
+        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
+        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags) &&
+        dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags) && options.python) {
+      // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
+      // node classes of the same infos, the foreach functions' included, and the Python bindings.
+      if (!dest::autograd::emitPythonFunctions(*derivatives, commentDir, fm, diags)) return false;
+      timer.lap("emit");
+      PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
+                       options.outputDir, options.commentDir};
+      PythonReport pyReport;
+      return runPython(py, outputs, diags, pyReport) && !diags.hasErrors();
+    }
+  }
+  timer.lap("emit");
+  return !diags.hasErrors();
+}
+
+namespace {
+
+constexpr std::string_view kUsage = R"(Usage: opgen autograd [options] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
+
+ATen's autograd code, as torchgen's packaged/autograd generators write it, byte for byte, with their
+positional arguments; AUTOGRAD_DIR holds derivatives.yaml, deprecated.yaml and templates/ (read at run
+time). Files whose content is unchanged are not rewritten; on any error no file is changed.
+
+NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
+writes only
+  VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
+  variable_factories.h, ViewFuncs.h, ViewFuncs.cpp
+and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp,
+ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. What
+gen_autograd_python writes is written with --python. derivatives.yaml is read and checked as gen_autograd
+reads it.
+
+Options:
+  --python             also write what gen_autograd_python writes when PyTorch's generate_code runs it
+                       after gen_autograd (in the same process, so with the foreach functions' nodes):
+                       python_functions.h, python_functions_0..4.cpp and the Python bindings (the 14
+                       files of `opgen python`, with AUTOGRAD_DIR/deprecated.yaml)
+  --annotated-fn-args  write what gen_annotated_fn_args writes (annotated_fn_args.py, a drop-in for
+                       `python -m torchgen.packaged.autograd.gen_annotated_fn_args`) instead
+  --comment-dir TEXT   how the @generated comments name AUTOGRAD_DIR/templates (default: relative to
+                       a folder named torchgen around or beside it, else as given)
+  --timings            print how long each step took
+  -h, --help           this text
+)";
+
+support::Expected<AutogradOptions> parseCommandLine(const std::vector<std::string>& args, bool& timings) {
+  AutogradOptions o;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--timings") {
+      timings = true;
+    } else if (a == "--annotated-fn-args") {
+      o.annotatedFnArgs = true;
+    } else if (a == "--python") {
+      o.python = true;
+    } else if (a == "--comment-dir") {
+      if (i + 1 >= args.size()) return support::makeError(a + " needs a value");
+      o.commentDir = args[++i];
+    } else if (a.starts_with("-") && a != "-") {
+      return support::makeError("unexpected option '" + a + "'");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (o.python && o.annotatedFnArgs) return support::makeError("--python and --annotated-fn-args exclude each other");
+  if (positional.size() != 4)
+    return support::makeError("expected 4 arguments (NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR), got " +
+                              std::to_string(positional.size()));
+  o.files.nativeFunctions = positional[0];
+  o.files.tags = positional[1];
+  o.outputDir = positional[2];
+  o.autogradDir = positional[3];
+  return o;
+}
+
+Outcome runAutogradCommand(const Invocation& invocation, support::Diagnostics& diags) {
+  if (printedUsage(invocation, kUsage)) return {};
+  bool timings = false;
+  support::Expected<AutogradOptions> options = parseCommandLine(invocation.args, timings);
+  if (!options) return usageError("autograd", options.error().message);
+  DiskOutputDirs outputs(diags);
+  AutogradReport report;
+  const bool ok = runAutograd(*options, outputs, diags, report) && outputs.commit();
+  if (timings) report.timer.print(std::cerr, "autograd");
+  if (ok)
+    std::cerr << "opgen autograd: " << report.functions << " functions; " << outputs.writtenCount()
+              << " files written, " << outputs.unchangedCount() << " unchanged in " << options->outputDir << "\n";
+  return finished(diags);
+}
+
+}  // namespace
+
+const Command kAutogradCommand{
+    .name = "autograd",
+    .synopsis = R"(  opgen autograd [--python | --annotated-fn-args] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
+        ATen's autograd code like torchgen's gen_autograd (not yet all of its files: see --help) and
+        gen_annotated_fn_args (see README.md).
+)",
+    .run = runAutogradCommand};
+
+}  // namespace opgen::gen
