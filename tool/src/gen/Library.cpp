@@ -18,6 +18,7 @@
 #include "gen/Command.h"
 #include "gen/FileManager.h"
 #include "gen/Load.h"
+#include "gen/OutputManifest.h"
 #include "gen/Selector.h"
 #include "support/ObjectSymbols.h"
 #include "support/OutputSink.h"
@@ -322,7 +323,14 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   dest::emitLibrary(ctx, spec, {headers, sources, &python}, derivatives ? &*derivatives : nullptr);
   if (diags.hasErrors()) return false;
 
+  // The files are committed first, then the ones no longer generated are removed, and the stamp and
+  // the depfile are written last, in a transaction of their own: a run stopped anywhere before (kill
+  // -9 included) leaves the stamp old, so that the build runs opgen again (see OutputManifest.h).
+  std::set<std::string> outputs;
+  for (const auto& entry : memory.files()) outputs.insert(entry.first);
+  OutputManifest manifest(options.outputDir, diags);
   support::FileTransaction transaction(diags);
+  if (!manifest.claim(outputs, transaction)) return false;
   support::DirectorySink disk(options.outputDir, transaction);
   for (const auto& [path, text] : memory.files())
     if (!disk.write(path, text)) return false;
@@ -333,10 +341,13 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   for (const std::string& t : templates.paths()) deps.push_back(t);
   if (options.depfileOutputs)
     for (const std::string& path : libraryFiles.all()) deps.push_back((fs::path(options.outputDir) / path).string());
-  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
   if (!transaction.commit()) return false;
+  manifest.removeStale(outputs);
   removeStaleOperatorHeaders(options.outputDir, libraryFiles, diags);
-  return true;
+  if (!manifest.finish(outputs)) return false;
+  support::FileTransaction stamp(diags);
+  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, stamp)) return false;
+  return stamp.commit();
 }
 
 }  // namespace opgen::gen
