@@ -614,6 +614,16 @@ TEST(Library, RefusesWhatTheCompilerOrPythonWouldReadOtherwise) {
   EXPECT_TRUE(library(dir, ok, {"--python-module"}).result.ok()) << library(dir, ok, {"--python-module"}).result.describe();
   TempDir json;
   EXPECT_TRUE(library(json, "- func: json::f(Tensor self) -> Tensor\n").result.ok());
+  // A Python keyword as an argument name, which the loader only warns about in a file that uses
+  // Dimname (torchgen's leniency for ATen's older files): with the Python package, an error (the
+  // package did not compile; found by the differential test).
+  TempDir from;
+  LibraryRun keyword = library(from, "- func: demo::f_(Tensor(a!) self, Dimname[] n, *, MemoryFormat from) -> Tensor(a!)\n",
+                               {"--python-module", "--torch-version", "1.13"});
+  EXPECT_EQ(keyword.result.exitCode, 1);
+  EXPECT_NE(keyword.result.err.find("ops.yaml:1:64: error: in 'f_': argument name 'from' is a Python keyword"),
+            std::string::npos)
+      << keyword.result.err;
 }
 
 // The output folder's list of what opgen wrote (opgen-outputs.txt): a file opgen did not write is
