@@ -522,9 +522,13 @@ TEST(Library, PythonModuleHasTypedFunctionsAndStubs) {
       << init;
   EXPECT_NE(init.find("    return torch.ops.demo.split.parts(self, sizes, how, dtype)\n"), std::string::npos) << init;
   EXPECT_NE(init.find("    \"\"\"demo::fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)\n"), std::string::npos) << init;
-  EXPECT_NE(init.find("_ENVIRONMENT_VARIABLE = \"OPGEN_DEMO_LIBRARY\"\n_BUILT_LIBRARY = \"/opt/lib/libdemo.so\"\n"),
+  // The library's path relative to the package's folder: no absolute path in a generated file.
+  const std::string relative = fs::path("/opt/lib/libdemo.so").lexically_relative(run.out / "python/demo").generic_string();
+  EXPECT_NE(init.find("_ENVIRONMENT_VARIABLE = \"OPGEN_DEMO_LIBRARY\"\n_BUILT_LIBRARY = "
+                      "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"" + relative + "\")\n"),
             std::string::npos)
       << init;
+  EXPECT_EQ(init.find(dir.path().string()), std::string::npos) << init;
 
   LibraryRun bad = library(dir, "- func: demo::f(Tensor self, int x=Mystery) -> Tensor\n", {"--python-module"});
   EXPECT_EQ(bad.result.exitCode, 1);

@@ -81,7 +81,8 @@ Options:
                            (calling torch.ops.NS) and a .pyi stub
   --python-library-path FILE
                            the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
-                           names another)
+                           names another), found relative to the package's folder (the package
+                           holds FILE's path relative to OUTPUT_DIR/python/NS)
   --templates DIR          the plugin's templates/library directory (default: beside the executable)
   --describe               print what a build needs to know, as JSON, and stop: the namespace, the
                            link anchor (the symbol whose reference keeps every registration in a
@@ -140,6 +141,18 @@ void removeStaleOperatorHeaders(const std::string& outputDir, const dest::Librar
   }
   for (const fs::path& p : stale)
     if (!fs::remove(p, ec) && ec) diags.warning(support::SourceLoc{p.string()}, "cannot remove this stale header: " + ec.message());
+}
+
+// The shared library the Python package loads, relative to the package's folder
+// (OUTPUT_DIR/python/NS), where the package looks for it: no generated file holds an absolute path,
+// so that compiler and build caches share the outputs across folders, and a build tree can move.
+std::optional<std::string> packageRelativeLibrary(const LibraryOptions& options, const std::string& ns) {
+  if (!options.pythonLibraryPath) return std::nullopt;
+  std::error_code ec;
+  const fs::path library = fs::absolute(*options.pythonLibraryPath, ec).lexically_normal();
+  const fs::path package = fs::absolute(fs::path(options.outputDir) / "python" / ns, ec).lexically_normal();
+  const fs::path relative = library.lexically_relative(package);
+  return relative.empty() ? library.generic_string() : relative.generic_string();
 }
 
 // --describe's JSON.
@@ -281,7 +294,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .registered = dest::libraryRegisteredKeys(options.backends),
                          .shards = options.shards,
                          .pythonModule = options.pythonModule,
-                         .pythonLibraryPath = options.pythonLibraryPath,
+                         .pythonLibraryPath = packageRelativeLibrary(options, *ns),
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {}};
