@@ -94,6 +94,7 @@ function(_opgen_add_backend_library name)
     _opgen_find_native_functions("${who}" arg_NATIVE_FUNCTIONS)
   endif()
   _opgen_resolve_arguments("${who}" ${name} "YAML;NATIVE_FUNCTIONS;TAGS" "SHARED;STATIC;MODULE")
+  _opgen_claim_output_dir("${who}" ${name} "${outdir}" "")
 
   # The kernels' header is included as "<Key>NativeFunctions.h", from the output folder.
   set(args -s "${yaml}" -o "${outdir}" --native-functions "${native_functions}" --torch-version "${arg_TORCH_VERSION}"
@@ -147,7 +148,8 @@ function(_opgen_add_backend_library name)
     if(type STREQUAL "SHARED")
       set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
       # Kept in the link even when nothing references it (--as-needed would drop it).
-      target_link_libraries(${name} INTERFACE "-Wl,--push-state,--no-as-needed" "$<TARGET_FILE:${name}>" "-Wl,--pop-state")
+      _opgen_keep_in_link("$<TARGET_FILE:${name}>" keep)
+      target_link_libraries(${name} INTERFACE "${keep}")
     endif()
   endif()
   # Not OPGEN_OUTPUT_DIR: opgen_add_golden_test knows operator libraries' folders, not this one.

@@ -197,10 +197,9 @@ TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE"
     message(FATAL_ERROR "${who}: YAML is required (the operators, in native_functions.yaml format)")
   endif()
   _opgen_resolve_arguments("${who}" ${name} "YAML;TAGS;DERIVATIVES" "SHARED;STATIC;OBJECT;MODULE")
-  if(NOT arg_SHARDS)
+  _opgen_check_library_values("${who}")
+  if(NOT DEFINED arg_SHARDS)
     set(arg_SHARDS 1)
-  elseif(NOT arg_SHARDS MATCHES "^[1-9][0-9]*$")
-    message(FATAL_ERROR "${who}: SHARDS must be a positive number, not '${arg_SHARDS}'")
   endif()
 
   add_library(${name} ${type} ${arg_SOURCES})
@@ -221,6 +220,18 @@ TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE"
   # Backends may still be added after this call: the generation is set up at the end of the directory.
   cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_CURRENT_SOURCE_DIR}]] CALL _opgen_finalize [[${name}]])")
 endfunction()
+
+# add_operator_library's NAMESPACE and SHARDS (from the caller's arg_* variables), said in its own
+# terms: SHARDS 0 is not 1, SHARDS 100 is not opgen's "--shards", NAMESPACE "a;b" is not two
+# arguments of opgen.
+macro(_opgen_check_library_values who)
+  if(DEFINED arg_SHARDS AND NOT arg_SHARDS MATCHES "^([1-9]|[1-5][0-9]|6[0-4])$")
+    message(FATAL_ERROR "${who}: SHARDS must be a number from 1 to 64, not '${arg_SHARDS}'")
+  endif()
+  if(DEFINED arg_NAMESPACE AND NOT arg_NAMESPACE MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${who}: NAMESPACE must be one C++ identifier (the operators' namespace), not '${arg_NAMESPACE}'")
+  endif()
+endmacro()
 
 function(add_dispatch_backend name key)
   if(key STREQUAL "YAML")  # the device backend form, add_dispatch_backend(NAME YAML backend.yaml ...)
@@ -287,6 +298,7 @@ function(_opgen_finalize name)
   _opgen_run("${who}" description library ${args} --describe)
   string(JSON ns GET "${description}" namespace)
   string(JSON anchor GET "${description}" link_anchor)
+  _opgen_claim_output_dir("${who}" ${name} "${OUTPUT_DIR}" "${ns}")
   set(outputs "")
   set(sources "")
   foreach(kind headers sources python)
@@ -338,9 +350,67 @@ function(_opgen_finalize name)
     target_link_options(${name} INTERFACE "LINKER:--undefined=${anchor}")
   elseif(type STREQUAL "SHARED_LIBRARY")
     # (In the build tree only: an installed library's package config does the same, see OpGenInstall.cmake.)
-    target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:-Wl,--push-state,--no-as-needed>"
-                          "$<BUILD_INTERFACE:$<TARGET_FILE:${name}>>" "$<BUILD_INTERFACE:-Wl,--pop-state>")
+    _opgen_keep_in_link("$<TARGET_FILE:${name}>" keep)
+    target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:${keep}>")
   endif()
+endfunction()
+
+# What must be one library's alone, checked at configure time:
+#   - its namespace NS, in this project (unless NS is ""): two libraries of one namespace both
+#     register it, and loading the second aborts the process (PyTorch: "Only a single TORCH_LIBRARY
+#     can be used to register the namespace");
+#   - its OUTPUT_DIR, in this project and across build trees: two build trees generating into one
+#     folder (for two PyTorch versions, say) would mix their files, and one would compile the
+#     other's. OUTPUT_DIR/opgen-build-tree.txt names the build tree and target that own the folder;
+#     another build tree's claim is an error naming both, unless that build tree is gone (no
+#     CMakeCache.txt).
+function(_opgen_claim_output_dir who name outdir ns)
+  if(NOT ns STREQUAL "")
+    get_property(owner GLOBAL PROPERTY _OPGEN_NAMESPACE_${ns})
+    if(owner AND NOT owner STREQUAL name)
+      message(FATAL_ERROR "${who}: namespace '${ns}' is already the namespace of operator library '${owner}': two "
+                          "libraries of one namespace both register it, and loading the second aborts the process; "
+                          "give each library its own namespace (or put the operators in one library)")
+    endif()
+    set_property(GLOBAL PROPERTY _OPGEN_NAMESPACE_${ns} ${name})
+  endif()
+  get_property(owner GLOBAL PROPERTY "_OPGEN_OUTPUT_DIR_${outdir}")
+  if(owner AND NOT owner STREQUAL name)
+    message(FATAL_ERROR "${who}: OUTPUT_DIR ${outdir} is already the output folder of '${owner}': give each library "
+                        "its own")
+  endif()
+  set_property(GLOBAL PROPERTY "_OPGEN_OUTPUT_DIR_${outdir}" ${name})
+  set(file "${outdir}/opgen-build-tree.txt")
+  set(claim "${CMAKE_BINARY_DIR}\n${name}\n")
+  if(EXISTS "${file}")
+    file(STRINGS "${file}" lines)
+    list(GET lines 0 tree)
+    list(LENGTH lines count)
+    set(target "?")
+    if(count GREATER 1)
+      list(GET lines 1 target)
+    endif()
+    if(NOT tree STREQUAL CMAKE_BINARY_DIR AND EXISTS "${tree}/CMakeCache.txt")
+      message(FATAL_ERROR "${who}: OUTPUT_DIR ${outdir} is the output folder of the build tree ${tree} (target "
+                          "'${target}'), and one build tree's files there would mix with this one's (${CMAKE_BINARY_DIR}): "
+                          "give each build tree its own OUTPUT_DIR (or delete ${tree} first)")
+    endif()
+    file(READ "${file}" old)
+    if(old STREQUAL claim)
+      return()
+    endif()
+  endif()
+  file(WRITE "${file}" "${claim}")
+endfunction()
+
+# Sets OUT to the link item that keeps the shared library FILE (a path or a generator expression)
+# in every program linking it, although nothing references its symbols (linkers
+# drop such a library with --as-needed, GCC's default on Debian and Ubuntu): one item,
+# `-Wl,--push-state,--no-as-needed,FILE,--pop-state`. Not three: CMake de-duplicates the link
+# items of several libraries, so that the brackets of the second and later ones were merged away
+# (each library's item names its own file, so none is a duplicate of another's).
+function(_opgen_keep_in_link file out)
+  set(${out} "-Wl,--push-state,--no-as-needed,${file},--pop-state" PARENT_SCOPE)
 endfunction()
 
 # The library never links with undefined symbols of its own kernels. First its kernels are checked

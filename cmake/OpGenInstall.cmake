@@ -50,8 +50,8 @@ function(install_operator_library name)
   set(config "${CMAKE_CURRENT_BINARY_DIR}/${name}_opgen_install/${name}Config.cmake")
   set(keep "")
   if(type STREQUAL "SHARED_LIBRARY")
-    set(keep "set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES
-  \"-Wl,--push-state,--no-as-needed\" \"\$<TARGET_FILE:${target}>\" \"-Wl,--pop-state\")\n")
+    _opgen_keep_in_link("\$<TARGET_FILE:${target}>" item)
+    set(keep "set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES \"${item}\")\n")
   endif()
   file(WRITE "${config}"
 "# The operator library ${name}, made with opgen's add_operator_library and installed by

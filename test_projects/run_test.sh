@@ -116,6 +116,9 @@ case $mode in
       "${launcher[@]}" >/dev/null
     cmake --build "$work/consumer-build" -j "$jobs" >/dev/null
     "$work/consumer-build/consumer" || fail "the consumer of the installed library failed"
+    # Several opgen libraries in one program (installed and build tree, SHARED and STATIC, an
+    # operator library and a device backend), none of whose symbols it uses: each one registers.
+    "$work/consumer-build/registrations" || fail "linking several opgen libraries did not register each (above)"
     site=$(find "$inst" -path '*/dist-packages/vision/__init__.py' -printf '%h\n')
     [[ -n $site ]] || fail "the Python package was not installed"
     PYTHONPATH=$(dirname "$site") /usr/bin/python3 -c '
@@ -220,6 +223,37 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
       { cat "$work/out.log"; fail "the YAML error is not opgen's one line"; }
     expect_configure_error "not a library" "add_dispatch_backend(vision_test CPU): 'vision_test' was not made by add_operator_library" \
       "add_dispatch_backend(vision_test CPU)"
+    # Values said in add_operator_library's terms, not opgen's (and SHARDS 0 is not taken for 1).
+    expect_configure_error "SHARDS 0" "add_operator_library(bad): SHARDS must be a number from 1 to 64, not '0'" \
+      "add_operator_library(bad YAML ops.yaml SHARDS 0)"
+    expect_configure_error "SHARDS 100" "add_operator_library(bad): SHARDS must be a number from 1 to 64, not '100'" \
+      "add_operator_library(bad YAML ops.yaml SHARDS 100)"
+    expect_configure_error "NAMESPACE a;b" \
+      "add_operator_library(bad): NAMESPACE must be one C++ identifier (the operators' namespace), not 'a;b'" \
+      "add_operator_library(bad YAML ops.yaml NAMESPACE \"a;b\")"
+    # What must be one library's alone: its namespace, its OUTPUT_DIR (in the project and across
+    # build trees).
+    expect_configure_error "two libraries, one namespace" \
+      "add_operator_library(vision2): namespace 'vision' is already the namespace of operator library 'vision'" \
+      "add_operator_library(vision2 YAML ops.yaml SOURCES kernels.cpp box_kernels.cpp)"
+    printf -- '- func: sharedops::f(Tensor self) -> Tensor\n' >"$work/src/shared.yaml"
+    expect_configure_error "two libraries, one OUTPUT_DIR" \
+      "add_operator_library(other): OUTPUT_DIR $build/vision_generated is already the output folder of 'vision'" \
+      "add_operator_library(other YAML shared.yaml OUTPUT_DIR \${CMAKE_BINARY_DIR}/vision_generated)"
+    cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
+    echo "add_operator_library(sharedops YAML shared.yaml OUTPUT_DIR $work/shared_out)" >>"$work/src/CMakeLists.txt"
+    rm -rf "$build" "$work/build2"
+    configure >/dev/null
+    if cmake -S "$work/src" -B "$work/build2" -G "$generator" -DCMAKE_PREFIX_PATH="$where" >"$work/out.log" 2>&1; then
+      fail "a second build tree configured with the first one's OUTPUT_DIR"
+    fi
+    tr -s ' \n' '  ' <"$work/out.log" | grep -qF "add_operator_library(sharedops): OUTPUT_DIR $work/shared_out is the output folder of the build tree $build (target 'sharedops')" ||
+      { cat "$work/out.log"; fail "a second build tree's claim of an OUTPUT_DIR is not an error naming both"; }
+    rm -rf "$build"
+    cmake -S "$work/src" -B "$work/build2" -G "$generator" -DCMAKE_PREFIX_PATH="$where" >/dev/null ||
+      fail "the OUTPUT_DIR of a deleted build tree cannot be taken over"
+    rm -rf "$work/build2" "$work/shared_out"
+    echo "ok: a second build tree's OUTPUT_DIR"
     # A YAML error fails the build with opgen's FILE:LINE:COL message.
     cp "$here/vision/CMakeLists.txt" "$work/src/CMakeLists.txt"
     rm -rf "$build"

@@ -4,7 +4,7 @@
 #   tool/fuzz/run.sh [-B BUILD_DIR] [--fresh] TARGET|all SECONDS
 #   tool/fuzz/run.sh [-B BUILD_DIR] --build-only
 #
-# TARGET is yaml, native_functions, schema, backend_yaml or derivatives. Each runs SECONDS seconds on
+# TARGET is yaml, native_functions, schema, backend_yaml, derivatives or object_symbols. Each runs SECONDS seconds on
 # its seeds (tool/fuzz/corpus/TARGET) and on the inputs earlier runs found (BUILD_DIR/corpus/TARGET;
 # --fresh starts from the seeds alone, in a new folder). BUILD_DIR (default: build-fuzz) is configured
 # once and reused; ccache is used when installed. A crash, leak, sanitizer report or timeout fails
@@ -27,7 +27,7 @@ while (($#)); do
     *) break ;;
   esac
 done
-all_targets=(yaml native_functions schema backend_yaml derivatives)
+all_targets=(yaml native_functions schema backend_yaml derivatives object_symbols)
 ((build_only)) && set -- all 0
 if (($# != 2)) || ! [[ $2 =~ ^[0-9]+$ ]]; then
   echo "usage: $0 [-B BUILD_DIR] [--fresh] TARGET|all SECONDS (targets: ${all_targets[*]})" >&2

@@ -171,6 +171,30 @@ TEST_F(FileTransactionTest, RemovesTheTemporaryFilesOfKilledRuns) {
   EXPECT_EQ(files(dir_ / "elsewhere"), List{dead});
 }
 
+// A run killed while its parent has not reaped it yet (a zombie: Ninja starts commands through
+// `sh -c`) is gone too: its temporary files are removed (before, kill(pid, 0) still found it).
+TEST_F(FileTransactionTest, RemovesTheTemporaryFilesOfAZombieRun) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  // Until the child has exited (it stays a zombie: nobody waits for it yet).
+  for (int i = 0; i < 500; ++i) {
+    const std::string stat = test::readFile("/proc/" + std::to_string(child) + "/stat");
+    if (stat.find(") Z ") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string zombie = ".opgen." + std::to_string(child) + ".0.tmp";
+  spit(dir_ / "sub" / zombie, "half");
+  age(dir_ / "sub" / zombie, std::chrono::seconds(60));
+  Diagnostics diags;
+  FileTransaction t(diags);
+  EXPECT_EQ(t.stage(at("sub/a.h"), "a\n"), Result::Staged);
+  EXPECT_TRUE(t.commit());
+  EXPECT_EQ(files(dir_ / "sub"), List{"a.h"});
+  int status = 0;
+  ::waitpid(child, &status, 0);
+}
+
 TEST_F(FileTransactionTest, TemporaryNames) {
   long pid = 0;
   EXPECT_TRUE(FileTransaction::isTemporaryName(".opgen.123.4.tmp", &pid));

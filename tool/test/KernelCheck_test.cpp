@@ -108,6 +108,37 @@ TEST(ObjectSymbols, OtherFormatsAreUnreadableAndBrokenFilesAreErrors) {
   EXPECT_EQ(cut.error().message, "truncated ELF file (section headers)");
 }
 
+
+// Hostile headers: every count is bounded by the file's size. Before, a 128-byte ELF64 object
+// with e_shnum = 0 and e_shentsize = 0 (extended numbering, whose section 0 then claims 2^64
+// sections, all read at the same offset) made the reader loop for ever.
+TEST(ObjectSymbols, CountsInHeadersAreBoundedByTheFileSize) {
+  auto elf64 = [](std::uint16_t shentsize, std::uint16_t shnum, std::uint64_t shoff) {
+    std::string b(128, '\0');
+    b.replace(0, 4, "\x7f" "ELF");
+    b[4] = 2;  // ELFCLASS64
+    b[5] = 1;  // little-endian
+    b[6] = 1;
+    b[16] = 1;  // ET_REL
+    auto put = [&b](std::size_t at, std::uint64_t v, int n) {
+      for (int i = 0; i < n; ++i) b[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    };
+    put(0x28, shoff, 8);
+    put(0x3A, shentsize, 2);
+    put(0x3C, shnum, 2);
+    put(shoff + 32 < 120 ? shoff + 32 : 120, ~std::uint64_t{0}, 8);  // section 0's size: 2^64 - 1
+    return b;
+  };
+  auto error = [](const std::string& bytes) {
+    opgen::support::Expected<ObjectSymbols> s = opgen::support::readObjectSymbols(bytes, "hostile.o");
+    return s.ok() ? std::string("accepted") : s.error().message;
+  };
+  EXPECT_EQ(error(elf64(0, 0, 64)), "malformed ELF file (section header size 0)");
+  EXPECT_EQ(error(elf64(64, 0, 64)), "truncated ELF file (section headers)");      // 2^64 - 1 sections
+  EXPECT_EQ(error(elf64(64, 65535, 64)), "truncated ELF file (section headers)");  // 65535 * 64 bytes
+  EXPECT_EQ(error(elf64(64, 1, 1ull << 40)), "truncated ELF file (section headers)");
+  EXPECT_EQ(error(elf64(64, 1, 64)), "accepted");  // one (null) section, no symbols
+}
 TEST(ObjectSymbols, GccLtoObjectsAreUnreadable) {
   TempDir dir;
   const ObjectSymbols s = read(compile(dir, "lto", kObject, {"-flto", "-fno-fat-lto-objects"}));

@@ -522,9 +522,13 @@ TEST(Library, PythonModuleHasTypedFunctionsAndStubs) {
       << init;
   EXPECT_NE(init.find("    return torch.ops.demo.split.parts(self, sizes, how, dtype)\n"), std::string::npos) << init;
   EXPECT_NE(init.find("    \"\"\"demo::fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)\n"), std::string::npos) << init;
-  EXPECT_NE(init.find("_ENVIRONMENT_VARIABLE = \"OPGEN_DEMO_LIBRARY\"\n_BUILT_LIBRARY = \"/opt/lib/libdemo.so\"\n"),
+  // The library's path relative to the package's folder: no absolute path in a generated file.
+  const std::string relative = fs::path("/opt/lib/libdemo.so").lexically_relative(run.out / "python/demo").generic_string();
+  EXPECT_NE(init.find("_ENVIRONMENT_VARIABLE = \"OPGEN_DEMO_LIBRARY\"\n_BUILT_LIBRARY = "
+                      "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"" + relative + "\")\n"),
             std::string::npos)
       << init;
+  EXPECT_EQ(init.find(dir.path().string()), std::string::npos) << init;
 
   LibraryRun bad = library(dir, "- func: demo::f(Tensor self, int x=Mystery) -> Tensor\n", {"--python-module"});
   EXPECT_EQ(bad.result.exitCode, 1);
@@ -552,6 +556,150 @@ TEST(Library, DerivativesAddTheAutogradFileOrFailWithoutChangingAnything) {
             std::string::npos)
       << bad.result.err;
   EXPECT_EQ(readFile(run.out / "src/RegisterAutograd.cpp"), autograd);
+}
+
+// Accepted means compiles (issue 25): str defaults that PyTorch's parser, C++ and Python would read
+// differently or that would break the generated code's lines, names that are macros under
+// -std=gnu++17, namespaces the generated code or libtorch already use, and Python packages that
+// would shadow what torch imports. Each one error at its YAML column, nothing written.
+TEST(Library, RefusesWhatTheCompilerOrPythonWouldReadOtherwise) {
+  struct Case {
+    std::string yaml;   // the whole YAML
+    std::string error;  // expected in stderr
+    std::vector<std::string> extra = {};
+  } cases[] = {
+      {"- func: demo::f(Tensor self, str s=\"a\\\") -> Tensor\n", "ops.yaml:1:36: error: in 'f': default of 's': the string ends with a backslash"},
+      {"- func: demo::f(Tensor self, str s=\"a\"b\") -> Tensor\n", "ops.yaml:1:36: error: in 'f': default of 's': the string ends at its second \""},
+      {"- func: demo::f(Tensor self, str s='a'b') -> Tensor\n", "default of 's': the string ends at its second '"},
+      {"- func: demo::f(Tensor self, str s=\"a\\x41\") -> Tensor\n", "default of 's': escape '\\x' in a str default"},
+      {"- func: demo::f(Tensor self, str s=\"a\\r\") -> Tensor\n", "default of 's': escape '\\r' in a str default"},
+      {"- func: demo::f(Tensor self, str s=\"a\\101\") -> Tensor\n", "default of 's': escape '\\1' in a str default"},
+      {"- func: \"demo::f(Tensor self, str s='a\\rb') -> Tensor\"\n", "default of 's': a control character in a str default"},
+      {"- func: \"demo::f(Tensor self, str s='a\\fb') -> Tensor\"\n", "default of 's': a control character"},
+      {"- func: \"demo::f(Tensor self, str s='a\\x1cb') -> Tensor\"\n", "default of 's': a control character"},
+      {"- func: \"demo::f(Tensor self, str s='a\\x7fb') -> Tensor\"\n", "default of 's': a control character"},
+      {"- func: \"demo::f(Tensor self, str s='a\\u2028b') -> Tensor\"\n", "default of 's': a Unicode line separator"},
+      {"- func: \"demo::f(Tensor self, str s='a\\u2029b') -> Tensor\"\n", "default of 's': a Unicode line separator"},
+      {"- func: \"demo::f(Tensor self, str s='a\\x85b') -> Tensor\"\n", "default of 's': a Unicode line separator"},
+      {"- func: demo::f(Tensor self, int errno) -> Tensor\n", "ops.yaml:1:34: error: in 'f': argument name 'errno' is a macro"},
+      {"- func: demo::f(Tensor self, int EOF) -> Tensor\n", "ops.yaml:1:34: error: in 'f': argument name 'EOF' is in capitals, as macros are"},
+      {"- func: demo::linux(Tensor self) -> Tensor\n", "ops.yaml:1:15: error: in 'linux': operator name 'linux' is a macro"},
+      {"- func: demo::f(Tensor self) -> (Tensor unix, Tensor b)\n", "error: in 'f': return name 'unix' is a macro"},
+      {"- func: demo::f(Tensor self, int M_PIf) -> Tensor\n", "argument name 'M_PIf' is named like the macros M_*"},
+      {"- func: demo::f(Tensor self, int PRId64) -> Tensor\n", "argument name 'PRId64' is named like the macros PRI*"},
+      {"- func: demo::f(Tensor self) -> Tensor\n  dispatch:\n    CPU: stdin\n", "ops.yaml:1:3: error: in 'f': kernel 'demo::native::stdin': 'stdin' is a macro"},
+      {"- func: native::f(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace 'native' is one the generated code nests inside"},
+      {"- func: _ops::f(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace '_ops' is one the generated code nests inside"},
+      {"- func: at::add(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace 'at' is libtorch's"},
+      {"- func: torch::ones(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace 'torch' is libtorch's"},
+      {"- func: linux::f(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace 'linux' is a macro"},
+      {"- func: typing::f(Tensor self) -> Tensor\n", "ops.yaml:1:9: error: namespace 'typing': the Python package 'typing' would shadow the standard library's module", {"--python-module"}},
+      {"- func: json::f(Tensor self) -> Tensor\n", "namespace 'json': the Python package 'json' would shadow", {"--python-module"}},
+      {"- func: random::f(Tensor self) -> Tensor\n", "namespace 'random': the Python package 'random' would shadow", {"--python-module"}},
+      {"- func: numpy::f(Tensor self) -> Tensor\n", "namespace 'numpy': the Python package 'numpy' would shadow the module numpy that torch imports", {"--python-module"}},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    writeFile(dir.path() / "ops.yaml", c.yaml);
+    std::vector<std::string> argv = {opgenBinary().string(), "library", (dir.path() / "ops.yaml").string(), "-o",
+                                     (dir.path() / "out").string()};
+    argv.insert(argv.end(), c.extra.begin(), c.extra.end());
+    const ProcessResult r = runProcess(argv);
+    EXPECT_EQ(r.exitCode, 1) << c.yaml;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.yaml << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.yaml << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "out")) << c.yaml;
+  }
+  // What stays accepted: the escapes all three read alike, other non-ASCII text, a namespace that is
+  // a Python module only without the Python package, names with capitals and lower case.
+  TempDir dir;
+  const std::string ok = R"(- func: demo::f(Tensor self, str a="x\"y\\z\n\t", str b='it\'s "q"', str c="é", int N=1, int Kx=2) -> Tensor
+)";
+  EXPECT_TRUE(library(dir, ok, {"--python-module"}).result.ok()) << library(dir, ok, {"--python-module"}).result.describe();
+  TempDir json;
+  EXPECT_TRUE(library(json, "- func: json::f(Tensor self) -> Tensor\n").result.ok());
+  // A Python keyword as an argument name, which the loader only warns about in a file that uses
+  // Dimname (torchgen's leniency for ATen's older files): with the Python package, an error (the
+  // package did not compile; found by the differential test).
+  TempDir from;
+  LibraryRun keyword = library(from, "- func: demo::f_(Tensor(a!) self, Dimname[] n, *, MemoryFormat from) -> Tensor(a!)\n",
+                               {"--python-module", "--torch-version", "1.13"});
+  EXPECT_EQ(keyword.result.exitCode, 1);
+  EXPECT_NE(keyword.result.err.find("ops.yaml:1:64: error: in 'f_': argument name 'from' is a Python keyword"),
+            std::string::npos)
+      << keyword.result.err;
+}
+
+// The output folder's list of what opgen wrote (opgen-outputs.txt): a file opgen did not write is
+// never overwritten, and the files of a renamed namespace are removed.
+TEST(Library, OverwritesNoFileItDidNotWriteAndRemovesWhatItNoLongerGenerates) {
+  TempDir dir;
+  // A hand-written file where an output goes (OUTPUT_DIR set to a source folder): an error there.
+  writeFile(dir.path() / "out/src/Operators.cpp", "// my own operators\n");
+  LibraryRun mine = library(dir, kOps);
+  EXPECT_EQ(mine.result.exitCode, 1);
+  EXPECT_EQ(mine.result.err, (dir.path() / "out/src/Operators.cpp").string() +
+                                 ": error: opgen did not write this file (it is not in opgen-outputs.txt and has no "
+                                 "'@generated by opgen' mark): it is not overwritten; give opgen an output folder of "
+                                 "its own\n");
+  EXPECT_EQ(readFile(dir.path() / "out/src/Operators.cpp"), "// my own operators\n");
+  EXPECT_FALSE(fs::exists(dir.path() / "out/include"));
+  fs::remove(dir.path() / "out/src/Operators.cpp");
+
+  ASSERT_TRUE(library(dir, kOps, {"--python-module"}).result.ok());
+  const std::string list = readFile(dir.path() / "out/opgen-outputs.txt");
+  EXPECT_NE(list.find("\ninclude/demo/Functions.h\n"), std::string::npos) << list;
+  EXPECT_NE(list.find("\npython/demo/__init__.py\n"), std::string::npos) << list;
+  // A file opgen generated before, edited by hand, is still opgen's: rewritten.
+  writeFile(dir.path() / "out/include/demo/Functions.h", "// edited\n");
+  ASSERT_TRUE(library(dir, kOps, {"--python-module"}).result.ok());
+  EXPECT_NE(readFile(dir.path() / "out/include/demo/Functions.h"), "// edited\n");
+
+  // The namespace renamed: demo's headers and Python package go, folders and all; other files stay.
+  writeFile(dir.path() / "out/include/demo/mine.h", "// mine\n");
+  std::string renamed = kOps;
+  for (std::size_t at; (at = renamed.find("demo::")) != std::string::npos;) renamed.replace(at, 6, "demo2::");
+  LibraryRun run = library(dir, renamed, {"--python-module", "--stamp", (dir.path() / "out/opgen.stamp").string()});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  EXPECT_TRUE(fs::exists(dir.path() / "out/include/demo2/Functions.h"));
+  EXPECT_FALSE(fs::exists(dir.path() / "out/include/demo/Functions.h"));
+  EXPECT_TRUE(fs::exists(dir.path() / "out/include/demo/mine.h"));
+  EXPECT_FALSE(fs::exists(dir.path() / "out/python/demo"));
+  EXPECT_TRUE(fs::exists(dir.path() / "out/python/demo2/__init__.py"));
+  EXPECT_EQ(readFile(dir.path() / "out/opgen-outputs.txt").find("demo/"), std::string::npos);
+  // A list naming paths outside the folder does not make opgen remove them.
+  writeFile(dir.path() / "victim.txt", "keep\n");
+  writeFile(dir.path() / "out/opgen-outputs.txt", "../victim.txt\n/etc/hostname\n" + readFile(dir.path() / "out/opgen-outputs.txt"));
+  ASSERT_TRUE(library(dir, renamed, {"--python-module"}).result.ok());
+  EXPECT_TRUE(fs::exists(dir.path() / "victim.txt"));
+}
+
+// The YAML reader's errors (a control character, invalid UTF-8) at the bad character, not at 1:1;
+// and lines counted as YAML counts them (a lone CR, U+2028), so that each entry keeps its doc.
+TEST(Library, ReaderErrorsAtTheirCharacterAndDocsAtTheirEntries) {
+  struct Case {
+    std::string yaml, error;
+  } cases[] = {
+      {"- func: demo::f(Tensor self) -> Tensor\n# a \x01 control character\n", "ops.yaml:2:5: error: invalid YAML: control characters are not allowed (0x01)"},
+      {"- func: demo::f(Tensor self) -> Tensor\n# \xc3\xa9t\xc3\xa9 \xff\n", "ops.yaml:2:7: error: invalid YAML: invalid leading UTF-8 octet (0xFF)"},
+      {"- func: \"demo::f(Tensor self, str s='a\x02') -> Tensor\"\n", "ops.yaml:1:39: error: invalid YAML: control characters are not allowed (0x02)"},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    LibraryRun run = library(dir, c.yaml);
+    EXPECT_EQ(run.result.exitCode, 1);
+    EXPECT_EQ(run.result.err, (dir.path() / c.error).string() + "\n");
+  }
+  for (const std::string lineBreak : {"\r", "\xe2\x80\xa8", "\xc2\x85", "\r\n"}) {
+    TempDir dir;
+    const std::string yaml = "# doc of f" + lineBreak + "- func: demo::f(Tensor self) -> Tensor" + lineBreak + lineBreak +
+                             "# doc of g" + lineBreak + "- func: demo::g(Tensor self) -> Tensor" + lineBreak;
+    LibraryRun run = library(dir, yaml, {"--python-module"});
+    ASSERT_TRUE(run.result.ok()) << run.result.describe();
+    const std::string package = readFile(run.out / "python/demo/__init__.py");
+    EXPECT_NE(package.find("def f(self: torch.Tensor) -> torch.Tensor:\n    \"\"\"doc of f\n"), std::string::npos) << package;
+    EXPECT_NE(package.find("def g(self: torch.Tensor) -> torch.Tensor:\n    \"\"\"doc of g\n"), std::string::npos) << package;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "api/LibraryRules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "api/LibrarySignatures.h"
+#include "api/ReservedNames.h"
 #include "model/Loader.h"
 #include "support/Strings.h"
 
@@ -90,6 +92,43 @@ bool isQuoted(std::string_view d) {
   return d.size() >= 2 && (d.front() == '\'' || d.front() == '"') && d.back() == d.front();
 }
 
+// Why the quoted str default `d` would not be the same string for PyTorch's schema parser, the
+// generated C++ and the typed Python package, or would break their lines; nullopt when it is.
+// Measured with torch._C.parse_schema (1.13.1): it refuses the quote itself inside the string and
+// a backslash before the closing quote ("a\", "a"b": the string ends early), and escapes other
+// than \\, \', \", \a, \b, \f, \n, \t, \v and octal ones (\r, \0, \x41, \u0041); it accepts
+// raw control characters and Unicode line separators, which would end a line of the generated
+// code's literals, comments and docstrings. (opgen refuses the octal escapes too: \0 is one.)
+std::optional<std::string> strProblem(std::string_view d) {
+  const char quote = d.front();
+  const std::string_view body = d.substr(1, d.size() - 2);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const auto c = static_cast<unsigned char>(body[i]);
+    if (c == static_cast<unsigned char>(quote))
+      return std::string("the string ends at its second ") + quote + " (write \\" + quote +
+             " inside it): PyTorch's schema parser refuses what follows";
+    if (c == '\\') {
+      if (i + 1 == body.size())
+        return std::string("the string ends with a backslash, which escapes its closing quote: PyTorch's schema parser refuses it");
+      const char e = body[++i];
+      if (std::string_view("\\'\"abfntv").find(e) == std::string_view::npos)
+        return std::string("escape '\\") + (std::isprint(static_cast<unsigned char>(e)) ? std::string(1, e) : "...") +
+               "' in a str default: opgen accepts \\\\, \\', \\\", \\a, \\b, \\f, \\n, \\t and \\v, which PyTorch's schema "
+               "parser, C++ and Python read alike";
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f)
+      return "a control character in a str default would break the generated code's lines: write it as an escape "
+             "(\\n, \\t, ...)";
+    // U+0085, U+2028 and U+2029 in UTF-8: line breaks to Python.
+    const std::string_view rest = body.substr(i);
+    if (rest.starts_with("\xC2\x85") || rest.starts_with("\xE2\x80\xA8") || rest.starts_with("\xE2\x80\xA9"))
+      return "a Unicode line separator (U+0085, U+2028 or U+2029) in a str default would break the generated "
+             "Python's lines";
+  }
+  return std::nullopt;
+}
+
 // Why default `d` does not fit type `t` (not optional, not None), for PyTorch's parser and for the
 // C++ that torchgen's translation of defaults makes of it; nullopt when it fits.
 std::optional<std::string> valueProblem(const Type& t, std::string_view d) {
@@ -126,7 +165,7 @@ std::optional<std::string> valueProblem(const Type& t, std::string_view d) {
       if (isBool(d) || !floatProblem(d)) return std::nullopt;
       return "a Scalar default is a number, True or False, not '" + std::string(d) + "'";
     case BaseTy::Str:
-      if (isQuoted(d)) return std::nullopt;
+      if (isQuoted(d)) return strProblem(d);
       return "a str default is a quoted string such as 'mean', not " + std::string(d);
     case BaseTy::ScalarType:
       if (d == "long") return std::nullopt;  // at::kLong, the one dtype default torchgen translates
@@ -267,7 +306,11 @@ class FunctionChecker {
       error(at, std::string(what) + " '" + n + "' is a keyword of PyTorch's schema parser, which refuses it");
     else if (cpp && isCppKeyword(n))
       error(at, std::string(what) + " '" + n + "' is a C++ keyword: the generated code would not compile");
-    else if (options_.pythonModule && what != "argument name" && model::isPythonKeyword(n))  // (the loader checks arguments)
+    else if (auto macro = cpp ? macroProblem(n) : std::nullopt)
+      error(at, std::string(what) + " " + *macro);
+    else if (options_.pythonModule && model::isPythonKeyword(n))
+      // (the loader refuses argument names too, but only warns in a file that uses Dimname, as torchgen
+      // does for ATen's older files; found by the differential test's Python check)
       error(at, std::string(what) + " '" + n + "' is a Python keyword: the typed Python package could not use it");
   }
 
@@ -297,13 +340,15 @@ void checkKernels(const model::Operators& ops, std::string_view libraryNs, suppo
       if (!m.cppNamespace.empty())
         for (std::string_view part : support::split(m.cppNamespace, "::")) names.push_back(part);
       for (std::string_view n : names) {
-        if ((isIdentifier(n) && !isCppKeyword(n)) || n == libraryNs) continue;  // (the namespace is reported once)
+        if ((isIdentifier(n) && !isCppKeyword(n) && !macroProblem(n)) || n == libraryNs) continue;  // (the namespace is reported once)
         const auto found = byName.find(opName);
         const model::NativeFunction* f = found == byName.end() ? nullptr : found->second;
         if (f && n == m.kernel && m.kernel == f->func.name.name.base) break;  // named after the operator: reported there
         const std::string what = "kernel '" + (m.cppNamespace.empty() ? "" : m.cppNamespace + "::") + m.kernel + "'";
-        const std::string why = isIdentifier(n) ? "'" + std::string(n) + "' is a C++ keyword"
-                                                : "'" + std::string(n) + "' is not a C++ identifier";
+        const std::optional<std::string> macro = isIdentifier(n) ? macroProblem(n) : std::nullopt;
+        const std::string why = macro                ? *macro
+                                : isIdentifier(n) ? "'" + std::string(n) + "' is a C++ keyword"
+                                                  : "'" + std::string(n) + "' is not a C++ identifier";
         if (f) model::reportError(diags, *f, what + ": " + why);
         else diags.error({}, what + ": " + why);
         break;
@@ -411,6 +456,10 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
     else if (contains(kPyTorchNamespaces, libraryNs))
       diags.error(nsLoc, "namespace '" + libraryNs + "' is PyTorch's own: loading a second library of it aborts the "
                          "process; choose the library's own namespace");
+    else if (auto why = namespaceProblem(libraryNs))
+      diags.error(nsLoc, *why);
+    else if (auto shadows = options.pythonModule ? pythonPackageProblem(libraryNs) : std::nullopt)
+      diags.error(nsLoc, "namespace '" + libraryNs + "': " + *shadows);
   }
   const std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblems =
       signatureProblemsByFunction(ops, options.libtorch);

@@ -18,6 +18,7 @@
 #include "gen/Command.h"
 #include "gen/FileManager.h"
 #include "gen/Load.h"
+#include "gen/OutputManifest.h"
 #include "gen/Selector.h"
 #include "support/ObjectSymbols.h"
 #include "support/OutputSink.h"
@@ -86,7 +87,8 @@ Options:
                            (calling torch.ops.NS) and a .pyi stub
   --python-library-path FILE
                            the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
-                           names another)
+                           names another), found relative to the package's folder (the package
+                           holds FILE's path relative to OUTPUT_DIR/python/NS)
   --templates DIR          the plugin's templates/library directory (default: beside the executable)
   --describe               print what a build needs to know, as JSON, and stop: the namespace, the
                            link anchor (the symbol whose reference keeps every registration in a
@@ -145,6 +147,18 @@ void removeStaleOperatorHeaders(const std::string& outputDir, const dest::Librar
   }
   for (const fs::path& p : stale)
     if (!fs::remove(p, ec) && ec) diags.warning(support::SourceLoc{p.string()}, "cannot remove this stale header: " + ec.message());
+}
+
+// The shared library the Python package loads, relative to the package's folder
+// (OUTPUT_DIR/python/NS), where the package looks for it: no generated file holds an absolute path,
+// so that compiler and build caches share the outputs across folders, and a build tree can move.
+std::optional<std::string> packageRelativeLibrary(const LibraryOptions& options, const std::string& ns) {
+  if (!options.pythonLibraryPath) return std::nullopt;
+  std::error_code ec;
+  const fs::path library = fs::absolute(*options.pythonLibraryPath, ec).lexically_normal();
+  const fs::path package = fs::absolute(fs::path(options.outputDir) / "python" / ns, ec).lexically_normal();
+  const fs::path relative = library.lexically_relative(package);
+  return relative.empty() ? library.generic_string() : relative.generic_string();
 }
 
 // --describe's JSON.
@@ -284,7 +298,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .registered = dest::libraryRegisteredKeys(options.backends),
                          .shards = options.shards,
                          .pythonModule = options.pythonModule,
-                         .pythonLibraryPath = options.pythonLibraryPath,
+                         .pythonLibraryPath = packageRelativeLibrary(options, *ns),
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {}};
@@ -326,7 +340,14 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   dest::emitLibrary(ctx, spec, {headers, sources, &python}, derivatives ? &*derivatives : nullptr);
   if (diags.hasErrors()) return false;
 
+  // The files are committed first, then the ones no longer generated are removed, and the stamp and
+  // the depfile are written last, in a transaction of their own: a run stopped anywhere before (kill
+  // -9 included) leaves the stamp old, so that the build runs opgen again (see OutputManifest.h).
+  std::set<std::string> outputs;
+  for (const auto& entry : memory.files()) outputs.insert(entry.first);
+  OutputManifest manifest(options.outputDir, diags);
   support::FileTransaction transaction(diags);
+  if (!manifest.claim(outputs, transaction)) return false;
   support::DirectorySink disk(options.outputDir, transaction);
   for (const auto& [path, text] : memory.files())
     if (!disk.write(path, text)) return false;
@@ -337,10 +358,13 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   for (const std::string& t : templates.paths()) deps.push_back(t);
   if (options.depfileOutputs)
     for (const std::string& path : libraryFiles.all()) deps.push_back((fs::path(options.outputDir) / path).string());
-  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, transaction)) return false;
   if (!transaction.commit()) return false;
+  manifest.removeStale(outputs);
   removeStaleOperatorHeaders(options.outputDir, libraryFiles, diags);
-  return true;
+  if (!manifest.finish(outputs)) return false;
+  support::FileTransaction stamp(diags);
+  if (!stageDepfileAndStamp(options.depfile, options.stamp, deps, stamp)) return false;
+  return stamp.commit();
 }
 
 }  // namespace opgen::gen

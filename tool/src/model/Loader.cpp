@@ -576,6 +576,30 @@ void checkAcrossEntries(const std::vector<const NativeFunction*>& fs, const std:
   }
 }
 
+// The lines of a YAML text as libyaml counts them (the entries' line numbers), so that an entry's
+// leading comment is found where it is: broken at LF, CR LF, a lone CR, and NEL, LS and PS (U+0085,
+// U+2028, U+2029), which YAML 1.1 also counts as line breaks.
+std::vector<std::string_view> yamlLines(std::string_view content) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < content.size();) {
+    std::size_t width = 0;  // of the line break at i
+    if (content[i] == '\n') width = 1;
+    else if (content[i] == '\r') width = i + 1 < content.size() && content[i + 1] == '\n' ? 2 : 1;
+    else if (content.substr(i, 2) == "\xC2\x85") width = 2;
+    else if (content.substr(i, 3) == "\xE2\x80\xA8" || content.substr(i, 3) == "\xE2\x80\xA9") width = 3;
+    if (width == 0) {
+      ++i;
+      continue;
+    }
+    lines.push_back(content.substr(start, i - start));
+    i += width;
+    start = i;
+  }
+  lines.push_back(content.substr(start));
+  return lines;
+}
+
 // The block of comment lines that ends on the line above `line` (1-based) of `lines`, without the
 // '#' and one space after it: an entry's documentation. A blank line ends the block.
 std::string leadingComment(const std::vector<std::string_view>& lines, int line) {
@@ -687,12 +711,7 @@ std::optional<Operators> loadNativeFunctions(const std::string& path, std::strin
     return std::nullopt;
   }
   const std::vector<YamlNode>& entries = doc->items();
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= content.size();) {
-    const std::size_t end = std::min(content.find('\n', at), content.size());
-    lines.push_back(content.substr(at, end - at));
-    at = end + 1;
-  }
+  const std::vector<std::string_view> lines = yamlLines(content);
   std::vector<ParsedEntry> parsed = parseEntries(entries, path, lines, validTags, options);
   std::vector<const NativeFunction*> parsedFunctions;  // listed now: the generation adds to `functions`
   parsedFunctions.reserve(parsed.size());

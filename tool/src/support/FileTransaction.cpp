@@ -299,6 +299,25 @@ void FileTransaction::discard() {
   removeStaleTemporaries();
 }
 
+namespace {
+
+// Whether process `pid` has exited and waits to be reaped (state Z in /proc/PID/stat, after the
+// command name in parentheses, which may itself hold ") ").
+bool isZombie(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buffer[512];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  const std::string_view stat(buffer, static_cast<std::size_t>(n));
+  const std::size_t close = stat.rfind(") ");
+  return close != std::string_view::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+}  // namespace
+
 void FileTransaction::removeStaleTemporaries() {
   const long self = ::getpid();
   for (const std::string& dir : dirs_) {
@@ -312,8 +331,10 @@ void FileTransaction::removeStaleTemporaries() {
       if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
           !olderThan(st.st_mtim, start_))
         continue;
-      // kill(pid, 0) fails with ESRCH only when there is no such process (EPERM: there is one).
-      const bool gone = pid == self || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+      // kill(pid, 0) fails with ESRCH only when there is no such process (EPERM: there is one); a
+      // zombie (killed, not yet reaped by its parent: `sh -c` as Ninja starts commands) is gone too.
+      const bool gone = pid == self || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ||
+                        isZombie(static_cast<pid_t>(pid));
       if (gone) ::unlinkat(fd, e->d_name, 0);
     }
     ::closedir(d);

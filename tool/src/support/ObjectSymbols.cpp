@@ -114,7 +114,14 @@ Expected<bool> readElf(std::string_view bytes, const std::string& name, const st
     s.entsize = r.word(at + (is64 ? 56 : 36));
     return s;
   };
+  // Every count is bounded by the file's size, so that a hostile header cannot make the loops below
+  // run longer than the file is long: section headers of the size the class defines, all inside the file.
+  if (shentsize != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+    return makeError(where + "malformed ELF file (section header size " + std::to_string(shentsize) + ")");
+  if (shoff >= bytes.size()) return makeError(where + "truncated ELF file (section headers)");
   if (shnum == 0) shnum = section(0).size;  // extended numbering: the count is in section 0
+  if (!r.ok() || shnum > (bytes.size() - shoff) / shentsize)
+    return makeError(where + "truncated ELF file (section headers)");
   // The symbol table the linker resolves against: a shared object's dynamic symbols, an object's
   // full table.
   const std::uint64_t wanted = type == ET_REL ? SHT_SYMTAB : SHT_DYNSYM;
@@ -127,7 +134,9 @@ Expected<bool> readElf(std::string_view bytes, const std::string& name, const st
   if (!symtab) return true;  // no symbols (a stripped object, or a shared object exporting nothing)
   const Section strtab = section(symtab->link);
   const std::uint64_t entsize = is64 ? 24 : 16;
-  if (symtab->entsize != entsize || !r.ok()) return makeError(where + "malformed symbol table");
+  if (symtab->entsize != entsize || !r.ok() || symtab->offset > bytes.size() ||
+      symtab->size > bytes.size() - symtab->offset)
+    return makeError(where + "malformed symbol table");
   const std::size_t firstDefined = out.defined.size();
   for (std::uint64_t at = symtab->offset + entsize; at + entsize <= symtab->offset + symtab->size; at += entsize) {
     const std::uint64_t nameAt = r.u32(at);
@@ -187,7 +196,7 @@ Expected<bool> readArchive(std::string_view bytes, const std::string& path, Obje
     const std::string_view header = bytes.substr(at, kArchiveHeaderSize);
     const std::size_t size = std::strtoul(std::string(trim(header.substr(48, 10))).c_str(), nullptr, 10);
     const std::size_t data = at + kArchiveHeaderSize;
-    if (data + size > bytes.size()) return makeError("truncated archive");
+    if (size > bytes.size() - data) return makeError("truncated archive");
     const std::string_view content = bytes.substr(data, size);
     const std::string_view field = trim(header.substr(0, 16));
     at = data + size + (size & 1);

@@ -1,6 +1,7 @@
 #include "support/Yaml.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <regex>
 #include <thread>
@@ -73,6 +74,23 @@ class TreeBuilder {
   // `firstLine`: the line `content` starts at in its file (0-based), for the nodes' positions.
   explicit TreeBuilder(int firstLine = 0) : firstLine_(firstLine) {}
 
+  // libyaml's reader (control characters, invalid UTF-8) sets no position, only the byte offset of
+  // the bad character and its value: the line and column from them (the column in characters, as
+  // the parser counts), and the value in the message.
+  void readerErrorPosition(std::string_view content, size_t offset, int value) {
+    offset = std::min(offset, content.size());
+    const std::string_view before = content.substr(0, offset);
+    const size_t lineStart = before.find_last_of('\n') == std::string_view::npos ? 0 : before.find_last_of('\n') + 1;
+    line = firstLine_ + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    column = static_cast<int>(std::count_if(before.begin() + static_cast<std::ptrdiff_t>(lineStart), before.end(),
+                                            [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    if (value >= 0) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, value > 0xFF ? " (U+%04X)" : " (0x%02X)", static_cast<unsigned>(value));
+      problem += hex;
+    }
+  }
+
   // Returns false with `problem` and its 0-based position set.
   bool read(std::string_view content, std::optional<YamlNode>& doc) {
     Parser p;
@@ -93,6 +111,7 @@ class TreeBuilder {
         if (p.parser.context) problem = std::string(p.parser.context) + ": " + problem;
         line = firstLine_ + static_cast<int>(m.line);
         column = static_cast<int>(m.column);
+        if (p.parser.error == YAML_READER_ERROR) readerErrorPosition(content, p.parser.problem_offset, p.parser.problem_value);
         return false;
       }
       const yaml_mark_t& at = e.event.start_mark;

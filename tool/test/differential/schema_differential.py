@@ -57,11 +57,18 @@ DEFAULTS = [
     "9223372036854775807", "9223372036854775808", "-9223372036854775808", "0x10", "1_0", "Mean", "mean",
     "contiguous_format", "long", "float", "strided", "cpu", '"cpu"', "abc", "[a]", "[[1]]", "1j", "(1,2)",
     "Sum", "None?", '"\\""', "channels_last", "per_tensor_affine", "sparse_coo", "-0", "1e309",
+    # str defaults that PyTorch's parser refuses ("a\", "a"b"), reads otherwise than C++ or Python
+    # would (escapes), or accepts with characters that break the generated code's lines (issue 25)
+    '"a\\"', '"a"b"', "'a'b'", '"a\\rb"', '"a\\x41"', '"\\101"', '"a\\tb"', '"a\\\\b"', "'it\\'s'",
+    '"a\rb"', '"a\x0cb"', '"a\x0bb"', '"a\x1cb"', '"a\x1db"', '"a\x1eb"', '"a\x85b"', '"a\u2028b"',
+    '"a\u2029b"', '"a\x7fb"', '"\u00e9"',
 ]
 NAMES = [
     "self", "other", "out", "input", "x1", "_x", "__x", "delete", "class", "def", "from", "lambda", "True",
     "None", "int", "Tensor", "1x", "x_y", "result", "grad", "a", "b", "dtype", "layout", "device", "pin_memory",
     "memory_format", "size", "dim", "async", "print", "self_", "operator", "namespace", "float", "str",
+    # macros under -std=gnu++17 with the C library's and libtorch's headers (issue 25)
+    "errno", "EOF", "linux", "unix", "stdin", "NULL", "assert", "M_PI", "INT_MAX",
 ]
 RETURNS = [
     "Tensor", "()", "(Tensor, Tensor)", "Tensor[]", "(Tensor a, Tensor b)", "int", "Tensor(a)", "Tensor(a!)",
@@ -69,6 +76,9 @@ RETURNS = [
     "(int, float, bool)", "str", "SymInt", "SymInt[]", "ScalarType", "(Tensor out)", "Tensor(a)[]", "Dimname",
     "(Tensor x, Tensor x)", "Tensor[](a)", "Scalar[]", "Tensor?[]", "str[]", "Device", "(int, Tensor[])",
 ]
+# Namespaces a library might be given: reserved by the generated code (native, _ops), libtorch's
+# (at, with ATen's operator add), macros, modules the Python package would shadow, and one that works.
+NAMESPACES = ["native", "_ops", "at", "c10", "torch", "std", "linux", "errno", "json", "typing", "random", "fz_ns"]
 OVERLOADS = ["", ".out", ".Tensor", ".default", "._x", ".1", ".Scalar_out", ".int", ".self", ".__init__"]
 CHARS = " ,()[]?!*=-.:a1_>\"'"
 
@@ -277,6 +287,22 @@ def run(argv):
     compiled = subprocess.run(a.runtime + [os.path.abspath(__file__), "compile", out]).returncode
     if parsed != 0 or compiled == 1:
         return 1
+    # Namespaces: the library of each one opgen accepts (an ATen operator's name in it, with the
+    # Python package) compiles too.
+    accepted_ns = []
+    for ns in NAMESPACES:
+        ns_out = os.path.join(a.work, "namespace_" + ns)
+        yaml_path = ns_out + ".yaml"
+        with open(yaml_path, "w", encoding="utf-8") as fh:
+            fh.write(entry(ns + "::add(Tensor self, Tensor other) -> Tensor", ["CPU"]))
+        subprocess.run(["rm", "-rf", ns_out])
+        r = subprocess.run([a.opgen, "library", yaml_path, "-o", ns_out, "--templates", a.templates, "--torch-version",
+                            str(a.torch_version), "--backend", "CPU", "--python-module"], capture_output=True, text=True)
+        if r.returncode == 0:
+            accepted_ns.append(ns)
+            if subprocess.run(a.runtime + [os.path.abspath(__file__), "compile", ns_out]).returncode == 1:
+                return 1
+    print("namespaces: opgen library accepts %s of %s" % (", ".join(accepted_ns) or "none", ", ".join(NAMESPACES)))
     return compiled
 
 
@@ -391,14 +417,15 @@ def generate_sample(opgen, templates, torch_version, accepted, dispatch, out):
     entries = [(s, SAMPLE_DISPATCH[i % len(SAMPLE_DISPATCH)] if dispatch[s] else []) for i, s in enumerate(schemas)]
     entries += [(s, STRUCTURED) for s in covering([s for s in schemas if structured_group(s)], STRUCTURED_GROUPS)]
     yaml_path = out + ".yaml"
-    dropped, unstructured = [], []
+    dropped, unstructured, no_python = [], [], 0
     for _ in range(8):
         text, first_lines = sample_yaml(entries)
         with open(yaml_path, "w", encoding="utf-8") as fh:
             fh.write(text)
         subprocess.run(["rm", "-rf", out])
         r = subprocess.run([opgen, "library", yaml_path, "-o", out, "--templates", templates, "--torch-version",
-                            str(torch_version), "--backend", "CPU", "--backend", "Meta"], capture_output=True, text=True)
+                            str(torch_version), "--backend", "CPU", "--backend", "Meta", "--python-module"],
+                           capture_output=True, text=True)
         if r.returncode == 0:
             break
         bad = {}
@@ -414,19 +441,24 @@ def generate_sample(opgen, templates, torch_version, accepted, dispatch, out):
             print("opgen library refused the sample %s with torchgen's internal errors instead of saying what is "
                   "not supported:\n%s" % (yaml_path, "\n".join(internal)))
             return False
-        unstructured += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == STRUCTURED]
-        dropped += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == dispatch[entries[i][0]]]
+        # (the typed Python package refuses Python keywords as names, which the schemas were not
+        # tried with alone: such an entry is left out, counted)
+        python = {i for i in bad if "Python" in bad[i]}
+        no_python += len(python)
+        unstructured += [(entries[i][0], bad[i]) for i in sorted(bad) if entries[i][1] == STRUCTURED and i not in python]
+        dropped += [(entries[i][0], bad[i]) for i in sorted(bad)
+                    if entries[i][1] == dispatch[entries[i][0]] and i not in python]
         entries = [(s, dispatch[s]) if i in bad else (s, keys) for i, (s, keys) in enumerate(entries)
-                   if not (i in bad and keys in (STRUCTURED, dispatch[s]))]
+                   if not (i in bad and (keys in (STRUCTURED, dispatch[s]) or i in python))]
     else:
         print("opgen library still refuses the sample %s:\n%s" % (yaml_path, r.stderr))
         return False
     missing = covered - set().union(*(schema_types(s) for s, _ in entries))
     structured = sum(1 for _, keys in entries if keys == STRUCTURED)
-    print("sample: %d of the accepted schemas as one library (%s), %d types, and %d structured operators made "
-          "of them (%d more refused, e.g. %s)%s%s"
-          % (len(entries) - structured, yaml_path, len(covered) - len(missing), structured, len(unstructured),
-             unstructured[0][1] if unstructured else "none",
+    print("sample: %d of the accepted schemas as one library with its Python package (%s; %d left out, whose "
+          "names are Python keywords), %d types, and %d structured operators made of them (%d more refused, e.g. %s)%s%s"
+          % (len(entries) - structured, yaml_path, no_python, len(covered) - len(missing), structured,
+             len(unstructured), unstructured[0][1] if unstructured else "none",
              "; left out, refused in company: %s" % "; ".join("%s (%s)" % d for d in dropped) if dropped else "",
              "; types lost with them: %s" % ", ".join(sorted(missing)) if missing else ""))
     return True
@@ -520,7 +552,8 @@ def compile_sample(out):
         return 77
     out = os.path.abspath(out)
     major = int(torch.__version__.split(".")[0])
-    std = "c++20" if major >= 2 else "c++17"
+    # CMake's default dialect (CMAKE_CXX_EXTENSIONS ON): GNU's, which defines `linux` and `unix`.
+    std = "gnu++20" if major >= 2 else "gnu++17"
     src = os.path.join(out, "src")
     sources = sorted(f for f in os.listdir(src) if f.endswith(".cpp"))
     unit = os.path.join(out, "all_sources.cpp")
@@ -538,6 +571,19 @@ def compile_sample(out):
         return 1
     print("compile: the sample's %d generated sources compile against torch %s (g++ %s, -std=%s, %.1f s)"
           % (len(sources), torch.__version__, version, std, took))
+    # The typed Python package (and its stub) compile: no default breaks a line of them.
+    python = os.path.join(out, "python")
+    for package in sorted(os.listdir(python)):
+        for name in ("__init__.py", "__init__.pyi"):
+            path = os.path.join(python, package, name)
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            try:
+                compile(text, path, "exec")
+            except SyntaxError as e:
+                print("compile: the sample's Python package does not compile: %s:%s: %s" % (path, e.lineno, e.msg))
+                return 1
+    print("compile: the sample's Python package compiles (%s)" % python)
     return 0
 
 

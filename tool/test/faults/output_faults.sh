@@ -9,13 +9,19 @@
 #   output_faults.sh kill OPGEN SOURCE_DIR [TORCHGEN_REF] [ROUNDS]
 #       kill -9 at random moments while a run rewrites a folder: every file is then whole (the old
 #       version or the new one); the next run leaves no temporary file and the right files.
+#   output_faults.sh kill-steps OPGEN SOURCE_DIR
+#       kill -9 at every step of `opgen library` rewrites that add and remove operators (strace
+#       kills it at its Nth rename, unlink or rmdir, for every N up to the run's last): whenever the
+#       stamp is new, the folder holds exactly the new files (nothing of a removed operator is
+#       left), so a build that sees a new stamp need not run opgen again; either way the next run
+#       leaves exactly the new files. Without strace: exit 77.
 #
 # Each for `opgen library`, `opgen backend`, `opgen python` and `opgen gen` (the last three read
 # torchgen 2.14.1's ATen from the reference, TORCHGEN_REF; without it only `opgen library` is
 # tested). Mounting needs root: without it, the first two exit with 77 (skipped), saying why.
 set -euo pipefail
 
-mode=${1:?usage: output_faults.sh full-disk|read-only|kill OPGEN SOURCE_DIR [TORCHGEN_REF] [ROUNDS]}
+mode=${1:?usage: output_faults.sh full-disk|read-only|kill|kill-steps OPGEN SOURCE_DIR [TORCHGEN_REF] [ROUNDS]}
 opgen=${2:?missing OPGEN}
 source_dir=${3:?missing SOURCE_DIR}
 ref=${OPGEN_TORCHGEN_REF:-${4:-}}
@@ -75,7 +81,7 @@ command_for() {
   local product=$1 v=$2 out=$3
   case $product in
     library) echo "$opgen" library "$work/in/library/$v.yaml" -o "$out" --backend CPU --python-module \
-               --stamp "$out/stamp" --depfile "$out/opgen.d" ;;
+               --per-operator-headers --stamp "$out/stamp" --depfile "$out/opgen.d" ;;
     backend) echo "$opgen" backend -s "$work/in/backend/$v.yaml" -o "$out" --source-path "$aten" --include-prefix= \
                --stamp "$out/stamp" --depfile "$out/opgen.d" ;;
     python) echo "$opgen" python --native-functions "$work/in/python/$v/ops.yaml" \
@@ -216,6 +222,49 @@ kill_runs() {
   done
   echo "ok: $product: $rounds runs killed within ${span} ms ($leftover left temporary files, all removed by the next run)"
 }
+
+# --- kill-steps ----------------------------------------------------------------------------------
+
+# The differences between folders REF and OUT, extra files included (the stamp and depfile aside).
+exactly() { diff -rq -x stamp -x opgen.d "$1" "$2" | head -3 || true; }
+
+kill_steps() {
+  command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+  local refs=$work/steps-refs out=$work/steps/out
+  run library a "$refs/a" || fail "library: $(cat "$work/stderr")"
+  run library b "$refs/b" || fail "library: $(cat "$work/stderr")"
+  local kills=0 from to call n status bad counts=""
+  for from in a b; do
+    to=$([[ $from == a ]] && echo b || echo a)
+    for call in rename renameat renameat2 unlink unlinkat rmdir; do
+      for ((n = 1; ; n++)); do
+        rm -rf "$out"
+        run library "$from" "$out" || fail "library: $(cat "$work/stderr")"
+        touch -d '-1 hour' "$out/stamp"
+        local before
+        before=$(stat -c %Y "$out/stamp")
+        # (in a subshell whose stderr is gone: bash's "Killed" line too)
+        status=$(exec 2>/dev/null; strace -f -o /dev/null -e trace="$call" -e inject="$call:signal=KILL:when=$n" \
+          $(command_for library "$to" "$out") >/dev/null; echo $?)
+        ((status == 0)) && break  # the run has fewer such calls: all of them were tried
+        kills=$((kills + 1))
+        if [[ $(stat -c %Y "$out/stamp") != "$before" ]]; then
+          bad=$(exactly "$refs/$to" "$out")
+          [[ -z $bad ]] || fail "$from -> $to, killed at $call #$n: the stamp is new, yet the folder is not the new one: $bad"
+        fi
+        run library "$to" "$out" || fail "$from -> $to, killed at $call #$n: the next run failed: $(cat "$work/stderr")"
+        bad=$(exactly "$refs/$to" "$out")
+        [[ -z $bad ]] || fail "$from -> $to, killed at $call #$n: after the next run: $bad"
+        [[ -z $(temporaries "$out") ]] || fail "$from -> $to, killed at $call #$n: temporary files left: $(temporaries "$out" | head -3)"
+      done
+      ((n > 1)) && counts+=" $from->$to $call: $((n - 1));"
+    done
+  done
+  ((kills > 0)) || fail "strace killed no run"
+  echo "ok: library: killed at each of $kills steps of rewrites that add and remove an operator:$counts"
+}
+
+[[ $mode == kill-steps ]] && { kill_steps; exit 0; }
 
 # OPGEN_FAULT_PRODUCTS="gen python" limits the run to those products.
 [[ -n ${OPGEN_FAULT_PRODUCTS:-} ]] && read -r -a products <<<"$OPGEN_FAULT_PRODUCTS"

@@ -94,7 +94,11 @@ void emitLibraryPython(const EmitContext& ctx, const std::string& ns, const std:
   out.writeWithTemplate(kInitPy, "python_init.py", [&] {
     support::TemplateEnv env = common("python_init.py");
     env.set("environment_variable", libraryPythonEnvironmentVariable(ns));
-    env.set("library_path", libraryPath ? pythonStringLiteral(*libraryPath) : "None");
+    // (a relative path is relative to the package's folder: gen/Library.cpp makes it so)
+    env.set("library_path", !libraryPath              ? std::string("None")
+                            : libraryPath->starts_with('/') ? pythonStringLiteral(*libraryPath)
+                                                            : "os.path.join(os.path.dirname(os.path.abspath(__file__)), " +
+                                                                  pythonStringLiteral(*libraryPath) + ")");
     env.set("all", support::join(names, ", "));
     env.set("functions", support::join(definitions, "\n\n\n"));
     return env;
