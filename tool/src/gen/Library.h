@@ -25,6 +25,7 @@ struct LibraryOptions {
   // The major version of the libtorch the code is compiled against (1: c10::optional spellings and
   // the DimnameList parameter of structured kernels' set_output_*).
   int torchMajor = 2;
+  std::vector<std::string> defaultTags;      // --default-tag: tags of every operator
   bool pythonModule = false;                 // also the typed Python package python/NS/
   bool perOperatorHeaders = false;           // also include/NS/ops/OP{_ops,,_native}.h
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp
