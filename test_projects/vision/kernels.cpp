@@ -184,7 +184,8 @@ at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& we
 }
 
 // The in-place operator behind the generated vision::scale_boxes and vision::scale_boxes.out (whose
-// kernels opgen writes). Made of ATen operators, it is also its Meta kernel.
+// kernels opgen writes). On meta (and fake) tensors it runs torchgen's in-place Meta kernel, which
+// returns self.
 at::Tensor& scale_boxes_cpu_(at::Tensor& boxes, double factor) {
   checkBoxes(boxes, "vision::scale_boxes_");
   const at::Tensor centre = (boxes.narrow(1, 0, 2) + boxes.narrow(1, 2, 2)) / 2;

@@ -61,7 +61,8 @@ LibraryAutograd libraryAutogradOf(const model::NativeFunction& f, bool hasFormul
 bool libraryNeedsInplaceOrView(const model::NativeFunction& f);
 
 // Operators with a device kernel (CPU, CUDA, ...) and no way to run on fake tensors (no Meta kernel,
-// not structured, not composite): one warning each at its YAML entry, as torch.compile and
+// not structured, not composite, not in-place, whose Meta kernel torchgen's rules write): one warning
+// each at its YAML entry, as torch.compile and
 // torch.export would fail on them ("Operator does not support running with fake tensors").
 void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags);
 

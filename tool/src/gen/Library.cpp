@@ -43,7 +43,9 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
   const api::LibraryPt2Options pt2{.libtorch = rules.libtorch, .defaultTags = options.defaultTags};
   if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
-  if (!diags.hasErrors() && !options.describe && !options.checkKernels) api::warnWithoutFakeKernels(ops, diags);
+  // (PyTorch 1 has no fake tensors: nothing to warn about there)
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch != api::Libtorch::V1)
+    api::warnWithoutFakeKernels(ops, diags);
   if (ns.empty()) {
     if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
     return std::nullopt;
