@@ -1,12 +1,14 @@
 # The CMake functions of opgen (find_package(OpGen) or add_subdirectory of opgen's source tree):
 #
-#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DERIVATIVES derivatives.yaml]
+#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DEFAULT_TAGS tag...]
+#                        [DERIVATIVES derivatives.yaml]
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
 #                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
 #   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
+#   opgen_add_opcheck_test(NAME test LIBRARY lib SAMPLES samples.py [PYTHON exe])
 #
 # They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
 # generation runs at build time; what the build needs to know (the files, the namespace, the link
@@ -187,9 +189,9 @@ endfunction()
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
-                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS")
-  _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, OUTPUT_DIR, \
-TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
+                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS;DEFAULT_TAGS")
+  _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
+OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -207,7 +209,7 @@ TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE"
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -257,7 +259,8 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS
+            DEFAULT_TAGS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -286,6 +289,9 @@ function(_opgen_finalize name)
   foreach(key IN LISTS BACKENDS)
     list(APPEND args --backend "${key}")
   endforeach()
+  foreach(tag IN LISTS DEFAULT_TAGS)
+    list(APPEND args --default-tag "${tag}")
+  endforeach()
   get_target_property(type ${name} TYPE)
   set(python_args "")
   if(PYTHON_MODULE)
@@ -299,6 +305,7 @@ function(_opgen_finalize name)
   string(JSON ns GET "${description}" namespace)
   string(JSON anchor GET "${description}" link_anchor)
   _opgen_claim_output_dir("${who}" ${name} "${OUTPUT_DIR}" "${ns}")
+  set_target_properties(${name} PROPERTIES OPGEN_LIBRARY_NAMESPACE "${ns}")  # (what opgen_add_opcheck_test passes)
   set(outputs "")
   set(sources "")
   foreach(kind headers sources python)
@@ -546,6 +553,40 @@ function(opgen_add_golden_test)
   add_test(NAME ${arg_NAME}
            COMMAND "${CMAKE_COMMAND}" -DGENERATED=${outdir} "-DEXPECTED=${expected}"
                    -P "${_OPGEN_CMAKE_DIR}/OpGenGoldenCompare.cmake")
+endfunction()
+
+# A ctest that checks the operators of LIBRARY (a SHARED or MODULE library made by add_operator_library)
+# with what PyTorch 2's compiler needs of a custom operator: torch.library.opcheck's five sub-tests,
+# torch.compile(fullgraph=True) static and dynamic, and torch.export, on the inputs SAMPLES gives
+# (OpGenOpcheck.py says its format). One line per operator and check; checks the PyTorch in use lacks
+# are skipped (the whole test, exit 77, on PyTorch 1.x). PYTHON: the interpreter (default python3).
+function(opgen_add_opcheck_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;SAMPLES;PYTHON" "")
+  set(who "opgen_add_opcheck_test(${arg_NAME})")
+  _opgen_check_arguments("${who}" "NAME, LIBRARY, SAMPLES, PYTHON")
+  foreach(p NAME LIBRARY SAMPLES)
+    if(NOT arg_${p})
+      message(FATAL_ERROR "${who}: ${p} is required")
+    endif()
+  endforeach()
+  _opgen_require_library("${who}" ${arg_LIBRARY} outdir)
+  get_target_property(type ${arg_LIBRARY} TYPE)
+  if(NOT type MATCHES "^(SHARED|MODULE)_LIBRARY$")
+    message(FATAL_ERROR "${who}: LIBRARY '${arg_LIBRARY}' is a ${type}; Python loads SHARED or MODULE libraries only")
+  endif()
+  get_filename_component(samples "${arg_SAMPLES}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${samples}")
+    message(FATAL_ERROR "${who}: SAMPLES '${arg_SAMPLES}' does not exist (looked for ${samples})")
+  endif()
+  set(python "${arg_PYTHON}")
+  if(NOT python)
+    set(python python3)
+  endif()
+  # (the namespace is known once the library's generation is set up, at the end of its directory)
+  add_test(NAME ${arg_NAME}
+           COMMAND "${python}" "${_OPGEN_CMAKE_DIR}/OpGenOpcheck.py" "$<TARGET_FILE:${arg_LIBRARY}>"
+                   "$<TARGET_PROPERTY:${arg_LIBRARY},OPGEN_LIBRARY_NAMESPACE>" "${samples}")
+  set_tests_properties(${arg_NAME} PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()
 
 set(_OPGEN_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")

@@ -131,7 +131,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
   subdir)
     configure -DOPGEN_SOURCE_DIR="$where" -DOPGEN_EXECUTABLE="$5" >/dev/null
     build_log >/dev/null
-    ctest --test-dir "$build" --output-on-failure -E golden
+    ctest --test-dir "$build" --output-on-failure -E "golden|opcheck"  # (opcheck: run by the project test)
     ;;
   incremental)
     configure >/dev/null
@@ -262,7 +262,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad yaml built"; fi
     # Without NAMESPACE the yaml is also read when CMake re-runs (inside the build): either way the
     # build stops with opgen's message.
-    tr -s ' \n' '  ' <"$work/out.log" | grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" ||
+    tr -s ' \n' '  ' <"$work/out.log" | grep -qE "ops.yaml:5:35: error: in 'nms': unrecognized type 'Tensr'" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error"; }
     echo "ok: yaml error at build time"
     # With NAMESPACE (and without PER_OPERATOR_HEADERS, whose list of headers comes from the yaml),
@@ -276,7 +276,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     sed -i 's/Tensor scores, float iou_threshold/Tensr scores, float iou_threshold/' "$work/src/ops.yaml"
     if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a bad yaml built"; fi
     grep -q "opgen: generating operator library vision" "$work/out.log" || { cat "$work/out.log"; fail "opgen did not run"; }
-    grep -qE "ops.yaml:4:35: error: in 'nms': unrecognized type 'Tensr'" "$work/out.log" ||
+    grep -qE "ops.yaml:5:35: error: in 'nms': unrecognized type 'Tensr'" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error from the generator"; }
     echo "ok: yaml error from the generation step"
     # A wrong autogen: list (scale_boxes_ generates two variants, the list names one): one line at
@@ -289,10 +289,20 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
       grep -qE "ops.yaml:$line:12: error: in 'scale_boxes_': the codegen expects to be able to generate 'scale_boxes, scale_boxes.out'" "$work/out.log" ||
       { cat "$work/out.log"; fail "a wrong autogen: list is not one error at its line"; }
     echo "ok: a wrong autogen: list is one error at its line"
+    # A tag the PyTorch in use does not have (though the library's tags.yaml declares it): one error
+    # at the tag.
+    sed -i 's/^  autogen: scale_boxes.out$/  autogen: scale_boxes, scale_boxes.out/; s/^  tags: dynamic_output_shape$/  tags: [dynamic_output_shape, fancy]/' "$work/src/ops.yaml"
+    printf -- '- tag: fancy\n  desc: not a tag of PyTorch\n' >>"$work/src/tags.yaml"
+    grep -q "fancy]" "$work/src/ops.yaml" || fail "the test's edit of ops.yaml did not apply"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a tag PyTorch lacks built"; fi
+    [[ $(grep -c ": error: " "$work/out.log") == 1 ]] &&
+      grep -qE "ops.yaml:6:32: error: in 'nms': tag 'fancy' is not a tag of the PyTorch the library is generated for" "$work/out.log" ||
+      { cat "$work/out.log"; fail "a tag PyTorch lacks is not one error at the tag"; }
+    echo "ok: a tag PyTorch lacks is one error at the tag"
     # A kernel the YAML declares but kernels.cpp does not define (box_area), and one defined with
     # other parameters (nms_cpu, float for double): the library is not linked, and the build says so
     # with one line per kernel at its YAML entry (add_operator_library's kernel check).
-    for f in CMakeLists.txt ops.yaml kernels.cpp; do cp "$here/vision/$f" "$work/src/$f"; done
+    for f in CMakeLists.txt ops.yaml tags.yaml kernels.cpp; do cp "$here/vision/$f" "$work/src/$f"; done
     sed -i '/^at::Tensor box_area(/,/^}/d' "$work/src/kernels.cpp"
     sed -i 's/^\(at::Tensor nms_cpu(.*\)double iou_threshold) {$/\1float iou_threshold) {/' "$work/src/kernels.cpp"
     grep -q "float iou_threshold) {" "$work/src/kernels.cpp" || fail "the test's edit of kernels.cpp did not apply"
@@ -300,7 +310,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     configure >/dev/null
     if cmake --build "$build" -j "$jobs" >"$work/out.log" 2>&1; then fail "a library with missing kernels built"; fi
     yaml=$work/src/ops.yaml
-    expected="$yaml:4:3: error: in 'nms': kernel 'nms_cpu' (CPU) is declared but not defined; expected: at::Tensor vision::native::nms_cpu(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold); found instead: vision::native::nms_cpu(at::Tensor const&, at::Tensor const&, float)
+    expected="$yaml:5:3: error: in 'nms': kernel 'nms_cpu' (CPU) is declared but not defined; expected: at::Tensor vision::native::nms_cpu(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold); found instead: vision::native::nms_cpu(at::Tensor const&, at::Tensor const&, float)
 $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) is declared but not defined; expected: at::Tensor vision::native::box_area(const at::Tensor & boxes)"
     [[ $(grep -E ": error: " "$work/out.log") == "$expected" ]] ||
       { cat "$work/out.log"; fail "the missing kernels are not reported as expected (above)"; }

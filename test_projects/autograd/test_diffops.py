@@ -39,6 +39,8 @@ class Gradients(unittest.TestCase):
             (lambda x: ops.sincos(x)[0], inputs((4,), seed=19)),  # only one output's gradient defined
             (ops.sincos, inputs((4,), seed=19)),
             (lambda a, b, w: ops.weighted_sum([a, b], w), inputs((3,), (3,), (2,), seed=27)),  # list + tensor, one formula
+            (lambda x: ops.scale_by_name(x, "triple"), inputs((3,), seed=37)),  # the node keeps a str
+            (ops.scale_by_name, inputs((3,), seed=38)),                          # ... its default
         ]
         for fn, args in cases:
             with self.subTest(fn=getattr(fn, "__name__", fn)):
@@ -199,17 +201,17 @@ class Gradients(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "the derivative for 'sign_log' is not implemented"):
             ops.sign_log(x).sum().backward()
 
-    def test_operator_without_formula_keeps_the_fallback(self):
-        # plain has no entry: no Autograd kernel; PyTorch's fallback records the ATen calls of its
-        # kernel (self + 1), as without derivatives.yaml (PyTorch 2 also warns on backward).
+    def test_operator_without_formula_is_not_differentiable(self):
+        # plain has a kernel and no entry: its Autograd kernel (PyTorch's not-implemented fallback) runs
+        # it below autograd, and a gradient that reaches it is an error naming it.
         (x,) = inputs((3,))
         y = ops.plain(x)
-        self.assertEqual(y.grad_fn.name(), "AddBackward1")  # the kernel's self + 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        self.assertTrue(y.requires_grad)
+        self.assertNotEqual(y.grad_fn.name(), "AddBackward1")  # not the ATen calls of its kernel
+        with self.assertRaisesRegex(RuntimeError, "derivative for .*plain is not implemented"):
             y.sum().backward()
-        self.assertEqual(x.grad.tolist(), [1.0, 1.0, 1.0])
-
+        with torch.no_grad():
+            self.assertEqual(ops.plain(x).tolist(), (x + 1).tolist())
 
 if __name__ == "__main__":
     unittest.main()

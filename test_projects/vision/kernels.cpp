@@ -42,7 +42,8 @@ TORCH_IMPL_FUNC(scale_add_out)(const at::Tensor& self, const at::Tensor& other, 
 
 namespace {
 void checkBoxes(const at::Tensor& boxes, const char* op) {
-  TORCH_CHECK(boxes.dim() == 2 && boxes.size(1) == 4, op, ": boxes must have shape [N, 4], got ", boxes.sizes());
+  // (sym_size: the meta kernels run on fake tensors, whose sizes may be symbolic)
+  TORCH_CHECK(boxes.dim() == 2 && boxes.sym_size(1) == 4, op, ": boxes must have shape [N, 4]");
 }
 }  // namespace
 
@@ -70,8 +71,9 @@ at::Tensor nms_meta(const at::Tensor& boxes, const at::Tensor& scores, double io
   checkBoxes(boxes, "vision::nms");
   (void)scores;
   (void)iou_threshold;
-  // The number of boxes kept depends on the data: the meta kernel can only give the upper bound.
-  return at::empty({boxes.size(0)}, boxes.options().dtype(at::kLong));
+  // The number of boxes kept depends on the data: the meta kernel can only give the upper bound (the
+  // operator is tagged dynamic_output_shape, so that PyTorch 2's fake tensors do not trust it).
+  return at::empty_symint({boxes.sym_size(0)}, boxes.options().dtype(at::kLong));
 }
 
 at::Tensor box_area(const at::Tensor& boxes) {
@@ -98,13 +100,19 @@ at::Tensor box_iou(const at::Tensor& boxes1, const at::Tensor& boxes2, bool alig
   return inter / (areaA + areaB - inter);
 }
 
-at::Tensor anchor_grid(at::IntArrayRef sizes, double stride, c10::optional<at::ScalarType> dtype,
+// A SymInt[] argument reaches the kernel as c10::SymIntArrayRef: under torch.compile(dynamic=True) its
+// values may be symbolic, and the kernel keeps them so (empty_symint, not int64_t sizes).
+at::Tensor anchor_grid(c10::SymIntArrayRef sizes, double stride, c10::optional<at::ScalarType> dtype,
                        c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                        c10::optional<bool> pin_memory) {
   TORCH_CHECK(sizes.size() == 2, "vision::anchor_grid: sizes must be [height, width], got ", sizes);
   const auto options = at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory);
-  const at::Tensor ys = (at::arange(sizes[0], options) + 0.5) * stride;
-  const at::Tensor xs = (at::arange(sizes[1], options) + 0.5) * stride;
+  // 0.5, 1.5, ... (n - 0.5), times stride.
+  const auto centres = [&](const c10::SymInt& n) {
+    return (at::empty_symint({n}, options).fill_(1).cumsum(0) - 0.5) * stride;
+  };
+  const at::Tensor ys = centres(sizes[0]);
+  const at::Tensor xs = centres(sizes[1]);
   const std::vector<at::Tensor> grid = at::meshgrid({ys, xs}, "ij");
   return at::stack({grid[1].reshape(-1), grid[0].reshape(-1)}, 1);  // [H*W, 2] centres as (x, y)
 }
@@ -164,8 +172,8 @@ at::Tensor anchor_grid(at::IntArrayRef sizes, double stride, c10::optional<at::S
   (void)sampling_ratio;
   (void)mode;
   TORCH_CHECK(output_size.size() == 2, "vision::roi_pool: output_size must have two values");
-  const std::vector<int64_t> shape = {rois.size(0), input.size(1), output_size[0], output_size[1]};
-  return {at::empty(shape, input.options()), at::empty(shape, input.options().dtype(at::kLong))};
+  const std::vector<c10::SymInt> shape = {rois.sym_size(0), input.sym_size(1), output_size[0], output_size[1]};
+  return {at::empty_symint(shape, input.options()), at::empty_symint(shape, input.options().dtype(at::kLong))};
 }
 
 at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& weights) {
@@ -176,7 +184,8 @@ at::Tensor stack_boxes(at::TensorList boxes, const c10::optional<at::Tensor>& we
 }
 
 // The in-place operator behind the generated vision::scale_boxes and vision::scale_boxes.out (whose
-// kernels opgen writes).
+// kernels opgen writes). On meta (and fake) tensors it runs torchgen's in-place Meta kernel, which
+// returns self.
 at::Tensor& scale_boxes_cpu_(at::Tensor& boxes, double factor) {
   checkBoxes(boxes, "vision::scale_boxes_");
   const at::Tensor centre = (boxes.narrow(1, 0, 2) + boxes.narrow(1, 2, 2)) / 2;
@@ -185,7 +194,7 @@ at::Tensor& scale_boxes_cpu_(at::Tensor& boxes, double factor) {
   return boxes;
 }
 
-// The functional operator behind the generated vision::box_size.out.
+// The functional operator behind the generated vision::box_size.out (also its Meta kernel).
 std::tuple<at::Tensor, at::Tensor> box_size_cpu(const at::Tensor& boxes) {
   checkBoxes(boxes, "vision::box_size");
   return {boxes.select(1, 2) - boxes.select(1, 0), boxes.select(1, 3) - boxes.select(1, 1)};

@@ -18,7 +18,8 @@ class PythonModule(unittest.TestCase):
     def test_docstrings_come_from_the_yaml_comments_and_the_schema(self):
         self.assertEqual(
             inspect.getdoc(vision.nms),
-            "Non-maximum suppression: indices of the boxes kept, highest score first.\n\n"
+            "Non-maximum suppression: indices of the boxes kept, highest score first. How many depends on the\n"
+            "data (the tag says so to PyTorch 2's compiler).\n\n"
             "vision::nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor")
         self.assertIn("vision::box_area(Tensor boxes) -> Tensor", vision.box_area.__doc__)
         self.assertEqual(

@@ -47,6 +47,7 @@ TEST(AutogradApi, ValuesAreOwnedCopies) {
   EXPECT_EQ(saved("int dim").type, "int64_t");
   EXPECT_EQ(saved("Scalar alpha").type, "at::Scalar");
   EXPECT_EQ(saved("str mode").type, "std::string");
+  EXPECT_EQ(saved("str mode").save("mode"), "std::string(mode)");  // (1.x: c10::string_view does not convert)
   const SavedValue sizes = saved("int[] size");
   EXPECT_EQ(sizes.type, "std::vector<int64_t>");  // an IntArrayRef would dangle
   EXPECT_EQ(sizes.save("size"), "size.vec()");

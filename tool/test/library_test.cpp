@@ -51,10 +51,10 @@ TEST(Library, DescribesItselfWithoutReadingTheYamlWhenTheNamespaceIsGiven) {
   "src/RegisterCompositeImplicitAutograd_1.cpp",
   "src/RegisterCompositeExplicitAutograd_0.cpp",
   "src/RegisterCompositeExplicitAutograd_1.cpp",
-  "src/RegisterCPU_0.cpp",
-  "src/RegisterCPU_1.cpp",
   "src/RegisterMeta_0.cpp",
   "src/RegisterMeta_1.cpp",
+  "src/RegisterCPU_0.cpp",
+  "src/RegisterCPU_1.cpp",
   "src/AutogenKernels.cpp"
  ],
  "python": []
@@ -381,7 +381,7 @@ TEST(Library, AutogenVariantsHaveGeneratedKernelsInTheLibrarysNamespace) {
                            "m.impl(\"split.out\","})
     EXPECT_NE(registration.find(call), std::string::npos) << call << "\n" << registration;
   const std::string schemas = readFile(run.out / "src/RegisterSchema.cpp");
-  EXPECT_NE(schemas.find(R"x(m.def("split.out(Tensor self, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))");)x"),
+  EXPECT_NE(schemas.find(R"x(m.def("split.out(Tensor self, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", {at::Tag::generated, at::Tag::out});)x"),
             std::string::npos)
       << schemas;
   const std::string functions = readFile(run.out / "include/demo/Functions.h");
@@ -700,6 +700,145 @@ TEST(Library, ReaderErrorsAtTheirCharacterAndDocsAtTheirEntries) {
     EXPECT_NE(package.find("def f(self: torch.Tensor) -> torch.Tensor:\n    \"\"\"doc of f\n"), std::string::npos) << package;
     EXPECT_NE(package.find("def g(self: torch.Tensor) -> torch.Tensor:\n    \"\"\"doc of g\n"), std::string::npos) << package;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// PyTorch 2 (api/LibraryPt2.h): tags with the schemas, Autograd for every operator with a kernel,
+// Meta always registered, a warning for an operator that cannot run on fake tensors.
+constexpr const char* kPt2Ops = R"(- func: demo::scale(Tensor self, float factor) -> Tensor
+  tags: [pointwise, core]
+  dispatch:
+    CPU: scale_cpu
+    Meta: scale_meta
+
+- func: demo::scale_(Tensor(a!) self, float factor) -> Tensor(a!)
+  dispatch:
+    CPU: scale_cpu_
+  autogen: scale.out
+
+- func: demo::twice(Tensor self) -> Tensor
+)";
+constexpr const char* kPt2Tags = "- tag: pointwise\n  desc: p\n- tag: core\n  desc: c\n- tag: inplace\n  desc: i\n";
+
+TEST(LibraryPt2, RegistersTagsInplaceAndOutAndTheDefaultTags) {
+  TempDir dir;
+  writeFile(dir.path() / "tags.yaml", kPt2Tags);
+  LibraryRun run = library(dir, kPt2Ops, {"--default-tag", "pt2_compliant_tag"});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const std::string schema = readFile(run.out / "src/RegisterSchema.cpp");
+  EXPECT_NE(schema.find("m.def(\"scale(Tensor self, float factor) -> Tensor\", {at::Tag::core, at::Tag::pointwise, "
+                        "at::Tag::pt2_compliant_tag});"),
+            std::string::npos)
+      << schema;
+  EXPECT_NE(schema.find("m.def(\"scale_(Tensor(a!) self, float factor) -> Tensor(a!)\", {at::Tag::inplace, "
+                        "at::Tag::pt2_compliant_tag});"),
+            std::string::npos)
+      << schema;
+  // The autogen: variant: torchgen's `generated`, and `out`.
+  EXPECT_NE(schema.find("m.def(\"scale.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)\", "
+                        "{at::Tag::generated, at::Tag::out, at::Tag::pt2_compliant_tag});"),
+            std::string::npos)
+      << schema;
+  // scale has a Meta kernel, scale_ torchgen's in-place one: no warning. One without, at its entry:
+  EXPECT_EQ(run.result.err, "");
+  TempDir dirG;
+  LibraryRun g = library(dirG, "- func: demo::g(Tensor self) -> Tensor\n  dispatch:\n    CPU: g\n");
+  ASSERT_TRUE(g.result.ok()) << g.result.describe();
+  EXPECT_NE(g.result.err.find("ops.yaml:1:3: warning: in 'g': it has a CPU kernel and no Meta kernel: torch.compile and "
+                              "torch.export cannot run it on fake tensors"),
+            std::string::npos)
+      << g.result.err;
+
+  // libtorch 1.x: no inplace, out or pt2_compliant_tag; a tag it lacks is an error at the tag.
+  TempDir dir1;
+  writeFile(dir1.path() / "tags.yaml", kPt2Tags);
+  LibraryRun v1 = library(dir1, kPt2Ops, {"--torch-version", "1.13"});
+  EXPECT_EQ(v1.result.exitCode, 1);
+  EXPECT_NE(v1.result.err.find("ops.yaml:2:10: error: in 'scale': tag 'pointwise' is not a tag of the PyTorch the library "
+                               "is generated for (1.x): at::Tag has data_dependent_output, dynamic_output_shape"),
+            std::string::npos)
+      << v1.result.err;
+  EXPECT_NE(v1.result.err.find("ops.yaml:2:21: error: in 'scale': tag 'core'"), std::string::npos) << v1.result.err;
+  EXPECT_FALSE(fs::exists(v1.out / "src/RegisterSchema.cpp"));
+  LibraryRun v1Default = library(dir1, "- func: demo::f(Tensor self) -> Tensor\n", {"--torch-version", "1", "--default-tag", "pt2_compliant_tag"});
+  EXPECT_EQ(v1Default.result.exitCode, 1);
+  EXPECT_NE(v1Default.result.err.find("error: default tag: tag 'pt2_compliant_tag' is not a tag of the PyTorch"), std::string::npos)
+      << v1Default.result.err;
+  // (tags.yaml declares `inplace`, which torchgen's loader then adds; 1.x has no such at::Tag)
+  const std::string untagged = "- func: demo::f_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: f_\n";
+  LibraryRun v1Inplace = library(dir1, untagged, {"--torch-version", "1"});
+  ASSERT_TRUE(v1Inplace.result.ok()) << v1Inplace.result.describe();
+  EXPECT_EQ(v1Inplace.result.err, "") << "PyTorch 1 has no fake tensors to warn about";
+  EXPECT_NE(readFile(v1Inplace.out / "src/RegisterSchema.cpp").find("m.def(\"f_(Tensor(a!) self) -> Tensor(a!)\");"),
+            std::string::npos);
+}
+
+TEST(LibraryPt2, ATagThatBreaksItsContractIsAnErrorAtTheTag) {
+  TempDir dir;
+  writeFile(dir.path() / "tags.yaml", kPt2Tags);
+  LibraryRun run = library(dir, "- func: demo::f(Tensor(a!) self) -> Tensor\n  tags: inplace\n  dispatch:\n    CPU: f\n");
+  EXPECT_EQ(run.result.exitCode, 1);
+  EXPECT_NE(run.result.err.find("ops.yaml:2:9: error: in 'f': tag 'inplace' is for in-place overloads"), std::string::npos)
+      << run.result.err;
+  LibraryRun defaults = library(dir, kPt2Ops, {"--default-tag", "out"});
+  EXPECT_NE(defaults.result.err.find("error: default tag: 'out' is given to the out= overloads by opgen"), std::string::npos)
+      << defaults.result.err;
+}
+
+TEST(LibraryPt2, EveryOperatorWithAKernelHasAutogradAndStructuredOnesMeta) {
+  TempDir dir;
+  writeFile(dir.path() / "tags.yaml", kPt2Tags);
+  const fs::path derivatives = dir.path() / "derivatives.yaml";
+  // scale: formulas; scale_: its in-place overload, which reuses them; scale.out: its out= overload.
+  writeFile(derivatives, "- name: scale(Tensor self, float factor) -> Tensor\n  self: grad * factor\n");
+  LibraryRun run = library(dir, kPt2Ops, {"--derivatives", derivatives.string()});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  std::string schema = readFile(run.out / "src/RegisterSchema.cpp");
+  EXPECT_EQ(schema.find("TORCH_LIBRARY_IMPL(demo, Autograd"), std::string::npos) << "every kernel has formulas:\n" << schema;
+
+  // Without derivatives: not implemented, with the ADInplaceOrView fallback for the mutating ones;
+  // twice (CompositeImplicitAutograd) is differentiated through its kernel.
+  LibraryRun plain = library(dir, kPt2Ops);
+  ASSERT_TRUE(plain.result.ok()) << plain.result.describe();
+  schema = readFile(plain.out / "src/RegisterSchema.cpp");
+  EXPECT_NE(schema.find("TORCH_LIBRARY_IMPL(demo, Autograd, m) {\n"
+                        "  m.impl(\"scale\", torch::autograd::autogradNotImplementedFallback());\n"
+                        "  m.impl(\"scale_\", torch::autograd::autogradNotImplementedFallback());\n"
+                        "  m.impl(\"scale.out\", torch::autograd::autogradNotImplementedFallback());\n}"),
+            std::string::npos)
+      << schema;
+  EXPECT_NE(schema.find("TORCH_LIBRARY_IMPL(demo, ADInplaceOrView, m) {\n"
+                        "  m.impl(\"scale_\", torch::autograd::autogradNotImplementedInplaceOrViewFallback());\n"
+                        "  m.impl(\"scale.out\", torch::autograd::autogradNotImplementedInplaceOrViewFallback());\n}"),
+            std::string::npos)
+      << schema;
+  EXPECT_EQ(schema.find("\"twice\""), std::string::npos) << schema;
+
+  // An entry whose inputs are all non_differentiable: registered to run below autograd, not dropped.
+  writeFile(derivatives, "- name: scale(Tensor self, float factor) -> Tensor\n  self: non_differentiable\n");
+  LibraryRun nondiff = library(dir, kPt2Ops, {"--derivatives", derivatives.string()});
+  ASSERT_TRUE(nondiff.result.ok()) << nondiff.result.describe();
+  schema = readFile(nondiff.out / "src/RegisterSchema.cpp");
+  EXPECT_NE(schema.find("m.impl(\"scale\", torch::CppFunction::makeFromBoxedFunction<&opgen_non_differentiable>());"),
+            std::string::npos)
+      << schema;
+  EXPECT_NE(schema.find("m.impl(\"scale_\", torch::CppFunction::makeFromBoxedFunction<&opgen_non_differentiable>());"),
+            std::string::npos)
+      << schema;
+
+  // A structured operator gets Meta (its meta function) without `add_dispatch_backend(... Meta)`.
+  const std::string structured = "- func: demo::s.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+                                 "  dispatch:\n    CPU: s_out\n- func: demo::s(Tensor self) -> Tensor\n  structured_delegate: s.out\n";
+  writeFile(dir.path() / "ops.yaml", structured);
+  const ProcessResult cpuOnly = runProcess({opgenBinary().string(), "library", (dir.path() / "ops.yaml").string(), "-o",
+                                            (dir.path() / "cpu").string(), "--backend", "CPU"});
+  ASSERT_TRUE(cpuOnly.ok()) << cpuOnly.describe();
+  const std::string meta = readFile(dir.path() / "cpu/src/RegisterMeta.cpp");
+  EXPECT_NE(meta.find("m.impl(\"s\", TORCH_FN(wrapper_Meta_s));"), std::string::npos) << meta;
+  EXPECT_EQ(cpuOnly.err.find("warning"), std::string::npos) << cpuOnly.err;
 }
 
 }  // namespace

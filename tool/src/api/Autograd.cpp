@@ -63,6 +63,9 @@ support::Expected<SavedValue> savedArgument(const model::Argument& a, const Libt
   } else if (t.isBase()) {
     if (valueType(t.baseTy()).empty()) return unsupported();
     v.type = valueType(t.baseTy());
+    // A str argument is a c10::string_view, which converts to std::string implicitly in PyTorch 2
+    // (std::string_view) and not in 1.x (c10's own class).
+    if (t.isBase(BaseTy::Str)) v.saveTemplate = "std::string($expr$)";
   } else if (t.isOptional() && t.elem().isBase() && !valueType(t.elem().baseTy()).empty() &&
              !t.elem().isBase(BaseTy::Scalar) && !t.elem().isBase(BaseTy::Str)) {
     v.type = std::string(Spelling::of(libtorch).optional) + "<" + std::string(valueType(t.elem().baseTy())) + ">";

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/LibraryPt2.h"
 #include "api/LibraryRules.h"
 #include "dest/common/ApiTable.h"
 #include "dest/common/OperatorRoots.h"
@@ -41,6 +42,11 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   const api::LibraryRulesOptions rules{.libtorch = options.libtorch.facts(),
                                        .pythonModule = options.pythonModule};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
+  const api::LibraryPt2Options pt2{.libtorch = rules.libtorch, .defaultTags = options.defaultTags};
+  if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
+  // (PyTorch 1 has no fake tensors: nothing to warn about there)
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch != api::Libtorch::V1)
+    api::warnWithoutFakeKernels(ops, diags);
   if (ns.empty()) {
     if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
     return std::nullopt;
@@ -65,6 +71,10 @@ Options:
   --backend KEY            register the kernels of dispatch key KEY (repeatable; CPU, CUDA, Meta, ...).
                            CompositeImplicitAutograd and CompositeExplicitAutograd are always registered.
   --tags FILE              tags.yaml (default: tags.yaml beside YAML, if any)
+  --default-tag TAG        register every operator with at::Tag::TAG too (repeatable; e.g.
+                           pt2_compliant_tag). Each operator is also registered with the tags of its
+                           `tags:`, and, where the PyTorch has them, `inplace` (in-place overloads) and
+                           `out` (out= overloads); a tag the PyTorch does not have is an error.
   --shards N               split each Register<Key>.cpp into Register<Key>_0..N-1.cpp (default 1)
   --torch-version X[.Y]    the libtorch the code is compiled against (default 2.14): the facts of
                            that release about it (how optionals are spelled, what set_output_* and
@@ -76,7 +86,10 @@ Options:
                            meta-autograd-fallthrough, device-index-and-symbool
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
                            torchgen's format; also writes src/RegisterAutograd.cpp (graph nodes and
-                           Autograd kernels). Operators without formulas get no Autograd kernel.
+                           Autograd kernels). Operators with a kernel and no formulas get PyTorch's
+                           not-implemented Autograd kernel (a gradient through one is an error at
+                           backward); an entry whose inputs are all non_differentiable runs its
+                           operator below autograd.
   --per-operator-headers   also write the headers of each operator (OP: its name without overload and
                            in-place suffix): ops/OP.h (its C++ API), ops/OP_ops.h, ops/OP_native.h
                            (its kernels); Functions.h, Operators.h and NativeFunctions.h then include
@@ -237,6 +250,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     else if (a == "--depfile") o.depfile = *v;
     else if (a == "--python-library-path") o.pythonLibraryPath = *v;
     else if (a == "--derivatives") o.derivativesPath = *v;
+    else if (a == "--default-tag") o.defaultTags.push_back(*v);
     else if (a == "--backend") {
       std::optional<model::DispatchKey> key = model::parseDispatchKey(*v);
       if (!key) return support::makeError("--backend: unknown dispatch key '" + *v + "'");
@@ -276,6 +290,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   load.defaultKernelNamespace = "";
   load.methodVariants = false;
   load.requireOutVariants = false;
+  load.symintKernels = true;
   load.refusedKeys = {
       {"ufunc_inner_loop", "an operator library does not generate ufunc kernels"},
       {"python_module", "it places ATen's Python bindings; a library's Python functions are in its own package"},
@@ -301,7 +316,8 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .pythonLibraryPath = packageRelativeLibrary(options, *ns),
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
-                         .operatorRoots = {}};
+                         .operatorRoots = {},
+                         .defaultTags = options.defaultTags};
   if (options.perOperatorHeaders) {
     if (!dest::checkOperatorHeaderNames(*ops, diags)) return false;
     for (const dest::OperatorRoot& root : dest::operatorRoots(*ops)) spec.operatorRoots.push_back(root.name);

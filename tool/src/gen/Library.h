@@ -25,6 +25,7 @@ struct LibraryOptions {
   int shards = 1;
   // The libtorch the code is compiled against: --torch-version and --torch-facts (api/Types.h).
   api::LibtorchChoice libtorch;
+  std::vector<std::string> defaultTags;      // --default-tag: tags of every operator
   bool pythonModule = false;                 // also the typed Python package python/NS/
   bool perOperatorHeaders = false;           // also include/NS/ops/OP{_ops,,_native}.h
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp

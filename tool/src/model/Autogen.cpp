@@ -135,7 +135,7 @@ Expected<Generated> generateFunction(const NativeFunction& f, SchemaKind k, std:
   g->schemaString = g->func.str();
   g->signatureString = g->func.signature().str();
   const std::string ns = kernelNamespace.empty() ? g->ns : std::string(kernelNamespace);
-  return Generated{std::move(g), BackendMetadata{kernel, false, ns + "::native"}};
+  return Generated{std::move(g), BackendMetadata{kernel, false, ns + "::native", false}};
 }
 
 }  // namespace

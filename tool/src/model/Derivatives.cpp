@@ -598,13 +598,14 @@ std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_
     if (!d->differentiableInputs.empty()) {
       const std::string prefix = nodePrefix(d->function->func.name.name.str());
       d->nodeName = prefix + std::to_string(counters[prefix]++);
-      if (d->function->func.kind() == SchemaKind::Functional) d->outVariants = outVariantsOf(*d->function, ops);
     }
+    // (an entry without differentiable inputs too: its overloads are then non-differentiable as well)
+    if (d->function->func.kind() == SchemaKind::Functional) d->outVariants = outVariantsOf(*d->function, ops);
     entries.push_back(std::move(*d));
   }
   if (diags.errorCount() != errorsBefore) return std::nullopt;
   for (Derivative& d : entries)
-    if (!d.nodeName.empty() && d.function->func.kind() == SchemaKind::Functional)
+    if (d.function->func.kind() == SchemaKind::Functional)
       d.inplaceVariants = inplaceVariantsOf(d, ops, entries);
   return Derivatives(std::move(entries));
 }

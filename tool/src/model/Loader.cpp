@@ -203,6 +203,10 @@ bool EntryParser::parseTags(NativeFunction& f) {
     if (validTags_.empty()) return fail(*node, "tag '" + t + "' used but tags.yaml declares no tags");
     if (!validTags_.count(t)) return fail(*node, "illegal tag '" + t + "' (not declared in tags.yaml)");
     f.tags.insert(t);
+    if (node != &e_) {
+      const support::SourceLoc at = support::locOf(*node, path_);
+      f.tagLocs.emplace(t, Location{at.file, at.line, at.column});
+    }
   }
   return true;
 }
@@ -219,7 +223,7 @@ bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
                                "no dispatch table; factory functions should not have implicit dispatch as they should "
                                "not be decomposed for __torch_dispatch__");
     dispatch.emplace_back(DispatchKey::CompositeImplicitAutograd,
-                          BackendMetadata{defaultName, false, kernelNamespace(f) + "::native"});
+                          BackendMetadata{defaultName, false, kernelNamespace(f) + "::native", false});
     return true;
   }
   if (!n.isMap()) return fail(n, "'dispatch' must be a mapping from dispatch keys to kernel names, not " + support::describeNode(n));
@@ -249,7 +253,7 @@ bool EntryParser::parseDispatch(NativeFunction& f, DispatchTable& dispatch) {
         return fail(kv.value, "codegen doesn't support more than 3 level(s) of custom namespace; got '" +
                                    kernel.substr(0, kernel.rfind("::")) + "'");
       std::string kernelNs = kparts.size() > 1 ? kernel.substr(0, kernel.rfind("::")) : kernelNamespace(f);
-      BackendMetadata m{std::string(kparts.back()), f.structured && isStructuredDispatchKey(*key), kernelNs + "::native"};
+      BackendMetadata m{std::string(kparts.back()), f.structured && isStructuredDispatchKey(*key), kernelNs + "::native", false};
       auto existing = std::find_if(dispatch.begin(), dispatch.end(), [&](const auto& p) { return p.first == *key; });
       if (existing != dispatch.end()) existing->second = std::move(m);
       else dispatch.emplace_back(*key, std::move(m));
@@ -341,7 +345,7 @@ bool EntryParser::parseUfunc(NativeFunction& f, DispatchTable& dispatch) {
     for (const auto& [k, m] : dispatch)
       if (k == key) return fail(n, "ufunc should not have explicit dispatch entry for " + std::string(dispatchKeyName(key)));
     dispatch.emplace_back(key, BackendMetadata{"ufunc_" + f.func.name.name.str() + "_" + std::string(dispatchKeyName(key)),
-                                               true, kernelNamespace(f) + "::native"});
+                                               true, kernelNamespace(f) + "::native", false});
   }
   return true;
 }
@@ -485,6 +489,9 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
   if (!getString("category_override", f.categoryOverride) || !parsePrecomputed(f) || !parseTags(f) ||
       !parseDispatch(f, dispatch))
     return false;
+  if (options_.symintKernels && f.func.hasSymInt())
+    for (auto& [k, m] : dispatch)
+      if (!m.structured) m.symint = true;
 
   int composites = 0;
   bool hasNonFunctional = false, hasImplicitNested = false;

@@ -36,6 +36,11 @@ struct LoadOptions {
   // tensor cannot (an error; a warning in a Legacy file). Operator libraries turn it off: their
   // operators need no out= variant unless `autogen:` asks for one.
   bool requireOutVariants = true;
+  // Every kernel of an operator with SymInt arguments takes them as c10::SymInt / c10::SymIntArrayRef,
+  // whatever its name (torchgen: only a kernel named *_symint); structured kernels excepted (their
+  // meta and impl functions take int64_t). Operator libraries: sizes stay symbolic under
+  // torch.compile without the user knowing the naming rule.
+  bool symintKernels = false;
   // Work that only reads a parsed function (warming a caller's caches), called on another thread
   // for the parsed functions in file order while the loader checks, generates and groups them, and
   // only until it is done: some functions, or none, may be left out. Large files only.

@@ -45,8 +45,10 @@ struct BackendMetadata {
   std::string kernel;
   bool structured = false;
   std::string cppNamespace;  // "at::native" unless the dispatch entry named another namespace
+  // The kernel takes SymInt arguments as c10::SymInt (LoadOptions::symintKernels), whatever its name.
+  bool symint = false;
 
-  bool supportsSymInt() const { return kernel.find("_symint") != std::string::npos; }
+  bool supportsSymInt() const { return symint || kernel.find("_symint") != std::string::npos; }
 };
 
 // Where an entry came from: the position of its first key (1-based).
@@ -102,6 +104,8 @@ struct NativeFunction {
   bool hasCompositeExplicitAutogradKernel = false;
   bool hasCompositeExplicitAutogradNonFunctionalKernel = false;
   std::set<std::string> tags;
+  // Where each tag the entry's `tags:` names is written (not those torchgen adds), for errors about it.
+  std::map<std::string, Location> tagLocs;
 
   bool generated() const { return tags.count("generated") != 0; }
   bool hasCompositeKernel() const;

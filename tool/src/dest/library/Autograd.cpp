@@ -597,6 +597,17 @@ std::string inplaceOrViewCode(const model::NativeFunction& f, const std::string&
 
 std::string_view autogradSourceFile() { return kFile; }
 
+AutogradCoverage autogradCoverage(const model::Derivatives& derivatives) {
+  AutogradCoverage c;
+  for (const model::Derivative& d : derivatives.entries()) {
+    std::set<std::string>& into = d.nodeName.empty() ? c.nonDifferentiable : c.formulas;
+    into.insert(d.function->func.name.str());
+    for (const model::InplaceVariant& v : d.inplaceVariants) into.insert(v.function->func.name.str());
+    for (const model::NativeFunction* out : d.outVariants) into.insert(out->func.name.str());
+  }
+  return c;
+}
+
 void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::Derivatives& derivatives,
                   const std::string& anchor, Writer& out) {
   std::vector<std::string> nodes, kernels, autograd, inplaceOrView;

@@ -13,8 +13,13 @@
 //     node (torchgen's reuse of the functional formulas);
 //   - for the operator's out= overloads an Autograd kernel that refuses arguments requiring grad
 //     (out= functions are not differentiable) and an ADInplaceOrView kernel bumping the out version.
-// Operators without formulas get none of this (as without derivatives.yaml).
+// Operators without formulas get none of this: RegisterSchema.cpp registers PyTorch's not-implemented
+// fallback for them, or runs them below autograd when their entry declares every input
+// non_differentiable (api/LibraryPt2.h, dest/library/Library.cpp).
 #pragma once
+
+#include <set>
+#include <string>
 
 #include "dest/common/Emit.h"
 #include "model/Derivatives.h"
@@ -23,6 +28,14 @@ namespace opgen::dest {
 
 // The file's name below src/.
 std::string_view autogradSourceFile();
+
+// The operators (by name, "op.overload") that the file gives an Autograd kernel (`formulas`), and
+// those whose entry declares every input non_differentiable, with their in-place and out= overloads
+// (`nonDifferentiable`: the file has nothing for them).
+struct AutogradCoverage {
+  std::set<std::string> formulas, nonDifferentiable;
+};
+AutogradCoverage autogradCoverage(const model::Derivatives& derivatives);
 
 // Renders it into `out` (the sources' writer). `anchor`: the file's link anchor symbol.
 void emitAutograd(const EmitContext& ctx, const std::string& ns, const model::Derivatives& derivatives,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "api/LibraryPt2.h"
 #include "dest/common/FunctionContext.h"
 #include "dest/common/NativeDeclarations.h"
 #include "dest/common/OperatorRoots.h"
@@ -54,8 +55,40 @@ constexpr std::string_view kFallthrough = R"cc(m.impl("$name$", torch::CppFuncti
 // A block of kernel declarations (its lines).  $ns$ the kernels' namespace
 constexpr std::string_view kNamespaceOpen = "namespace $ns$ {";
 constexpr std::string_view kNamespaceClose = "} // namespace $ns$";
-//   $schema$ an operator's schema as a C++ string literal
+//   $schema$ an operator's schema as a C++ string literal, $tags$ its at::Tag values
 constexpr std::string_view kSchemaDefinition = "m.def($schema$);";
+constexpr std::string_view kTaggedSchemaDefinition = "m.def($schema$, {$tags$});";
+// The Autograd key of the operators without formulas (api::LibraryAutograd), and the ADInplaceOrView
+// key of those among them that mutate or alias an argument.
+//   $namespace$, $impls$ / $inplace_or_view$ registrations
+constexpr std::string_view kAutogradFallbacks = R"cc(
+// Operators with a kernel of their own and no derivatives.yaml formulas run below autograd; a gradient
+// that reaches one at backward is an error naming it (PyTorch's not-implemented fallback, as torchgen's
+// NotImplemented node). Those whose derivatives.yaml entry declares every input non_differentiable run
+// below autograd, their outputs without gradient.
+TORCH_LIBRARY_IMPL($namespace$, Autograd, m) {
+  $impls$
+}
+)cc";
+constexpr std::string_view kInplaceOrViewFallbacks = R"cc(
+TORCH_LIBRARY_IMPL($namespace$, ADInplaceOrView, m) {
+  $inplace_or_view$
+}
+)cc";
+constexpr std::string_view kNonDifferentiableKernel = R"cc(
+namespace {
+// The Autograd kernel of an operator declared non-differentiable: the operator below autograd.
+void opgen_non_differentiable(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+  at::AutoDispatchBelowAutograd guard;
+  op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+}
+} // namespace
+)cc";
+constexpr std::string_view kNotImplementedImpl = R"cc(m.impl("$name$", torch::autograd::autogradNotImplementedFallback());)cc";
+constexpr std::string_view kInplaceOrViewImpl =
+    R"cc(m.impl("$name$", torch::autograd::autogradNotImplementedInplaceOrViewFallback());)cc";
+constexpr std::string_view kNonDifferentiableImpl =
+    R"cc(m.impl("$name$", torch::CppFunction::makeFromBoxedFunction<&opgen_non_differentiable>());)cc";
 //   $anchor$ the anchor symbol of one registration file
 constexpr std::string_view kAnchorDeclaration = R"cc(extern "C" void $anchor$();)cc";
 constexpr std::string_view kAnchorCall = "$anchor$();";
@@ -259,7 +292,11 @@ void emitHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
 }
 
 void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, DispatchKey key, Writer& out) {
-  const model::BackendIndex& index = ctx.backendIndex(key);
+  // A key no entry names (Meta, when only structured operators have Meta kernels: their meta
+  // functions) has no index of the model's: an empty one of its own.
+  const model::BackendIndex none(key, /*useOutAsPrimary=*/true, model::isCudaDispatchKey(key) || model::isXpuDispatchKey(key),
+                                 /*external=*/false);
+  const model::BackendIndex& index = ctx.backendIndex(key).dispatchKey() == key ? ctx.backendIndex(key) : none;
   RegisterDispatchKeyEmitter emitter(ctx, index, KernelTargets{.declarations = false, .definitions = true});
   std::vector<std::vector<std::string>> definitions(spec.shards), registrations(spec.shards);
   // A libtorch without an autograd fallthrough for Meta (1.x has one for CPU, CUDA, ...): without one,
@@ -316,6 +353,34 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, Dispatch
   }
 }
 
+// The Autograd and ADInplaceOrView registrations of the operators without formulas (api::LibraryAutograd).
+std::string autogradFallbacks(const EmitContext& ctx, const LibrarySpec& spec, const model::Derivatives* derivatives) {
+  const AutogradCoverage coverage = spec.autograd && derivatives ? autogradCoverage(*derivatives) : AutogradCoverage{};
+  std::vector<std::string> impls, inplaceOrView;
+  bool nonDifferentiable = false;
+  for (const model::NativeFunction* f : ctx.ops.functions()) {
+    const std::string name = f->func.name.str();
+    const api::LibraryAutograd what =
+        api::libraryAutogradOf(*f, coverage.formulas.count(name) > 0, coverage.nonDifferentiable.count(name) > 0);
+    if (what == api::LibraryAutograd::NotImplemented) {
+      impls.push_back(support::fillSnippet(kNotImplementedImpl, {{"name", name}}));
+      if (api::libraryNeedsInplaceOrView(*f)) inplaceOrView.push_back(support::fillSnippet(kInplaceOrViewImpl, {{"name", name}}));
+    } else if (what == api::LibraryAutograd::NonDifferentiable) {
+      impls.push_back(support::fillSnippet(kNonDifferentiableImpl, {{"name", name}}));
+      nonDifferentiable = true;
+    }
+  }
+  std::string code;
+  if (nonDifferentiable) code += kNonDifferentiableKernel;
+  if (!impls.empty())
+    support::appendSnippet(code, kAutogradFallbacks, {{"namespace", spec.ns}, {"impls", support::join(impls, "\n  ")}});
+  if (!inplaceOrView.empty())
+    support::appendSnippet(code, kInplaceOrViewFallbacks,
+                           {{"namespace", spec.ns}, {"inplace_or_view", support::join(inplaceOrView, "\n  ")}});
+  if (!code.empty()) code += "\n";  // (a blank line before what follows)
+  return code;
+}
+
 void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, const model::Derivatives* derivatives) {
   out.write(kOperatorsSource, [&] {
     std::vector<std::string> definitions;
@@ -328,9 +393,19 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     return env;
   });
   out.write(kSchemaSource, [&] {
+    const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .defaultTags = spec.defaultTags};
     std::vector<std::string> schemas, anchors;
-    for (const model::NativeFunction* f : ctx.ops.functions())
-      schemas.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", support::cppString(f->func.str())}}));
+    for (const model::NativeFunction* f : ctx.ops.functions()) {
+      const std::vector<std::string> tags = api::libraryTags(*f, pt2);
+      const std::string schema = support::cppString(f->func.str());
+      if (tags.empty() || !api::libtorchDefTakesTags(ctx.libtorch()))
+        schemas.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", schema}}));
+      else
+        schemas.push_back(support::fillSnippet(
+            kTaggedSchemaDefinition, {{"schema", schema}, {"tags", support::joinMapped(tags, ", ", [](const std::string& t) {
+                                                             return "at::Tag::" + t;
+                                                           })}}));
+    }
     for (DispatchKey key : spec.registered)
       for (int shard = 0; shard < spec.shards; ++shard) anchors.push_back(shardAnchor(spec.ns, key, shard));
     if (spec.autograd) anchors.push_back(autogradAnchor(spec.ns));
@@ -338,6 +413,7 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     env.set("generated_comment", libraryGeneratedComment("RegisterSchema.cpp"));
     env.set("namespace", spec.ns);
     env.set("schemas", std::move(schemas));
+    env.set("autograd", autogradFallbacks(ctx, spec, derivatives));
     env.set("anchor", anchorSymbol(spec.ns));
     env.set("anchor_declarations", support::joinMapped(anchors, "\n", [](const std::string& a) {
               return support::fillSnippet(kAnchorDeclaration, {{"anchor", a}});
@@ -358,7 +434,8 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
 }  // namespace
 
 std::vector<DispatchKey> libraryRegisteredKeys(const std::vector<DispatchKey>& backends) {
-  std::vector<DispatchKey> keys = {DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd};
+  std::vector<DispatchKey> keys = {DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd,
+                                   DispatchKey::Meta};
   for (DispatchKey k : backends)
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   return keys;

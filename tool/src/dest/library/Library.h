@@ -10,7 +10,9 @@
 //                                 with per-operator headers: what the three headers above have for
 //                                 the operators of root name OP; the three then only include these
 //   src/Operators.cpp             the structs' call()/redispatch()
-//   src/RegisterSchema.cpp        TORCH_LIBRARY(NS, m): every schema
+//   src/RegisterSchema.cpp        TORCH_LIBRARY(NS, m): every schema with its tags; the Autograd (and
+//                                 ADInplaceOrView) registrations of operators without formulas
+//                                 (api/LibraryPt2.h)
 //   src/Register{Key}.cpp         for every registered key (sharded as Register{Key}_{i}.cpp): the
 //                                 kernels' wrappers (torchgen's RegisterDispatchKey: device checks and
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
@@ -39,6 +41,7 @@ struct LibrarySpec {
   bool autograd = false;                      // derivatives.yaml given: src/RegisterAutograd.cpp (Autograd.h)
   bool perOperatorHeaders = false;            // also include/NS/ops/OP{_ops,,_native}.h, for each of:
   std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)
+  std::vector<std::string> defaultTags;       // tags of every operator (api/LibraryPt2.h)
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and
@@ -53,7 +56,8 @@ struct LibraryWriters {
 };
 
 // The keys a library registers: the composite keys (always: operators without `dispatch:` are
-// CompositeImplicitAutograd) and then the backends asked for, without repeats.
+// CompositeImplicitAutograd), Meta (always: structured operators run on fake tensors through their
+// meta function) and then the backends asked for, without repeats.
 std::vector<model::DispatchKey> libraryRegisteredKeys(const std::vector<model::DispatchKey>& backends);
 
 // What a library's build needs to know of it (what the CMake functions ask opgen): its namespace, the

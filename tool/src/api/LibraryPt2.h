@@ -1,0 +1,69 @@
+// What PyTorch 2's compiler (torch.compile, torch.export) and its test of a custom operator
+// (torch.library.opcheck) need of an operator library, decided once for the library emitters: the tags
+// registered with each schema, what the Autograd key does with each operator, and the keys a library
+// always registers. What the libtorch in use has is asked of the named facts below, never of a version
+// number elsewhere.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/Types.h"
+#include "model/Operators.h"
+#include "support/Diagnostics.h"
+
+namespace opgen::api {
+
+// Facts about the libtorch a library is generated for. Today they follow from its major version
+// (read in the headers of PyTorch 1.13.1 and 2.14.1, the tested runtimes); each is a function of its
+// own so that facts probed from the found libtorch's headers can replace its body.
+//   at::Tag's enumerators (ATen/core/enum_tag.h, made from PyTorch's tags.yaml)
+const std::vector<std::string_view>& libtorchTags(Libtorch libtorch);
+bool libtorchHasTag(Libtorch libtorch, std::string_view tag);
+//   torch::Library::def(schema, std::vector<at::Tag>) (torch/library.h; 1.13 has it)
+bool libtorchDefTakesTags(Libtorch libtorch);
+//   torch::Library::set_python_module(module, context) (torch/library.h; not in 1.13)
+bool libtorchHasSetPythonModule(Libtorch libtorch);
+
+struct LibraryPt2Options {
+  Libtorch libtorch = Libtorch::V2;
+  // Tags every operator is registered with (add_operator_library's DEFAULT_TAGS, --default-tag).
+  std::vector<std::string> defaultTags;
+};
+
+// The tags registered with f's schema, sorted: those of its `tags:` (an `autogen:` variant: its
+// origin's that torchgen passes on, and `generated`), the library's default tags, and torchgen's
+// `inplace` (an in-place overload: Tensor(a!) self, returned) and `out` (an out= overload) where at::Tag
+// has them (PyTorch 2.13 functionalizes custom in-place and out= operators only with them).
+std::vector<std::string> libraryTags(const model::NativeFunction& f, const LibraryPt2Options& options);
+
+// Every tag the library registers is one at::Tag has, and keeps its contract (`inplace`: an in-place
+// overload; `out`: an out= overload): one error at the tag in the YAML (the default tags: without a
+// location, naming the option). Returns false after reporting.
+bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags);
+
+// What the Autograd key does with an operator.
+enum class LibraryAutograd {
+  Composite,          // CompositeImplicitAutograd: differentiated through the ATen calls of its kernel
+  Formulas,           // derivatives.yaml formulas (dest/library/Autograd.h)
+  NotImplemented,     // a kernel of its own and no formulas: it runs below autograd, and a gradient that
+                      // reaches it at backward is an error naming it (PyTorch's not-implemented fallback)
+  NonDifferentiable,  // declared so (a derivatives.yaml entry whose inputs are all non_differentiable):
+                      // it runs below autograd; its outputs do not require grad
+};
+// `hasFormulas`: the derivatives register an Autograd kernel for f (its entry's, an in-place or out=
+// overload of it); `nonDifferentiable`: its entry declares every input non_differentiable.
+LibraryAutograd libraryAutogradOf(const model::NativeFunction& f, bool hasFormulas, bool nonDifferentiable);
+// Whether an operator without formulas also needs an ADInplaceOrView kernel (it mutates or aliases an
+// argument): PyTorch's fallback then bumps version counters and makes views.
+bool libraryNeedsInplaceOrView(const model::NativeFunction& f);
+
+// Operators with a device kernel (CPU, CUDA, ...) and no way to run on fake tensors (no Meta kernel,
+// not structured, not composite, not in-place, whose Meta kernel torchgen's rules write): one warning
+// each at its YAML entry, as torch.compile and
+// torch.export would fail on them ("Operator does not support running with fake tensors").
+void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags);
+
+}  // namespace opgen::api
