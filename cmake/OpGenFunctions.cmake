@@ -79,7 +79,7 @@ endfunction()
 # read from its headers; "" when there is no such libtorch (no TORCH_INCLUDE_DIRS). Each probe is a
 # regular expression over one or a few headers; the result is cached per include folder and the
 # headers' time stamp, so only the first configure reads them.
-function(_opgen_torch_facts out)
+function(_opgen_torch_facts out out_tags)
   set(root "")
   foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
     if(EXISTS "${dir}/ATen/TensorMeta.h" AND EXISTS "${dir}/c10/util/Optional.h")
@@ -89,11 +89,13 @@ function(_opgen_torch_facts out)
   endforeach()
   if(NOT root)
     set(${out} "" PARENT_SCOPE)
+    set(${out_tags} "" PARENT_SCOPE)
     return()
   endif()
   file(TIMESTAMP "${root}/ATen/TensorMeta.h" stamp "%s" UTC)
-  if(DEFINED _OPGEN_TORCH_FACTS_KEY AND _OPGEN_TORCH_FACTS_KEY STREQUAL "${root}@${stamp}")
+  if(DEFINED _OPGEN_TORCH_FACTS_KEY AND _OPGEN_TORCH_FACTS_KEY STREQUAL "${root}@${stamp}@tags")
     set(${out} "${_OPGEN_TORCH_FACTS}" PARENT_SCOPE)
+    set(${out_tags} "${_OPGEN_TORCH_TAGS}" PARENT_SCOPE)
     return()
   endif()
   # Each fact: its name, the headers (relative to root; a missing one counts as not matching) and a
@@ -125,8 +127,22 @@ function(_opgen_torch_facts out)
   _opgen_probe(named-tensors "DimnameList names" ATen/TensorMeta.h)
   _opgen_probe(diagnostic-macros "define C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED"
                c10/macros/*.h c10/util/*.h torch/headeronly/macros/*.h)
+  # torch::Library::set_python_module (not in 1.13).
+  _opgen_probe(set-python-module "set_python_module" torch/library.h)
   list(JOIN facts "," facts)
-  set(_OPGEN_TORCH_FACTS_KEY "${root}@${stamp}" CACHE INTERNAL "")
+  # at::Tag's enumerators, one per line of ATen/core/enum_tag.h's enum (`--torch-tags`).
+  set(tags "")
+  if(EXISTS "${root}/ATen/core/enum_tag.h")
+    file(STRINGS "${root}/ATen/core/enum_tag.h" lines REGEX "^[ \t]+[a-z][a-z0-9_]*,?[ \t]*$")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "[ \t,]" "" line "${line}")
+      list(APPEND tags "${line}")
+    endforeach()
+  endif()
+  list(JOIN tags "," tags)
+  set(_OPGEN_TORCH_TAGS "${tags}" CACHE INTERNAL "")
+  set(${out_tags} "${tags}" PARENT_SCOPE)
+  set(_OPGEN_TORCH_FACTS_KEY "${root}@${stamp}@tags" CACHE INTERNAL "")
   set(_OPGEN_TORCH_FACTS "${facts}" CACHE INTERNAL "")
   set(${out} "${facts}" PARENT_SCOPE)
 endfunction()
@@ -171,8 +187,9 @@ function(_opgen_resolve_arguments who name inputs types)
   set(outdir "${dir}" PARENT_SCOPE)
   set(version "${arg_TORCH_VERSION}")
   set(torch_facts "")
+  set(torch_tags "")
   if(NOT version)
-    _opgen_torch_facts(torch_facts)
+    _opgen_torch_facts(torch_facts torch_tags)
     # The libtorch the library is built against, when find_package(Torch) ran first.
     if(DEFINED Torch_VERSION AND NOT Torch_VERSION STREQUAL "")
       set(version "${Torch_VERSION}")
@@ -184,6 +201,7 @@ function(_opgen_resolve_arguments who name inputs types)
   endif()
   set(arg_TORCH_VERSION "${version}" PARENT_SCOPE)
   set(torch_facts "${torch_facts}" PARENT_SCOPE)
+  set(torch_tags "${torch_tags}" PARENT_SCOPE)
 endfunction()
 
 function(add_operator_library name)
@@ -207,7 +225,7 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OB
   add_library(${name} ${type} ${arg_SOURCES})
   set_target_properties(${name} PROPERTIES
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
-    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_BACKENDS ""
+    OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
     OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
@@ -259,13 +277,16 @@ endfunction()
 
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
-  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS BACKENDS PYTHON_MODULE PER_OPERATOR_HEADERS
-            DEFAULT_TAGS)
+  foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
+            PER_OPERATOR_HEADERS DEFAULT_TAGS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
   set(args "${YAML}" -o "${OUTPUT_DIR}" --shards "${SHARDS}" --torch-version "${TORCH_VERSION}"
            --templates "${OPGEN_TEMPLATE_DIR}/library")
+  if(TORCH_TAGS)
+    list(APPEND args --torch-tags "${TORCH_TAGS}")
+  endif()
   if(TORCH_FACTS)
     list(APPEND args --torch-facts "${TORCH_FACTS}")
   endif()

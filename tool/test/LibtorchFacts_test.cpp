@@ -3,6 +3,7 @@
 // (and only where a libtorch with or without it needs another text).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "TestSupport.h"
@@ -46,6 +47,27 @@ TEST(LibtorchFacts, NamesAndTableRowsAreConsistent) {
     }
     previous = row;
   }
+}
+
+// at::Tag's enumerators: the version's row (2.6 has no `inplace`/`out`), unless --torch-tags gives
+// those of the libtorch's own enum_tag.h; a bad list is refused.
+TEST(LibtorchFacts, TagsAreTheVersionsUnlessGiven) {
+  LibtorchChoice latest, v26, v113, given;
+  const auto has = [](const std::vector<std::string>& tags, const std::string& tag) {
+    return std::find(tags.begin(), tags.end(), tag) != tags.end();
+  };
+  EXPECT_TRUE(has(latest.tags(), "inplace") && has(latest.tags(), "out") && has(latest.tags(), "pt2_compliant_tag"));
+  EXPECT_EQ(v26.setVersion("2.6"), "");
+  EXPECT_TRUE(has(v26.tags(), "pt2_compliant_tag"));
+  EXPECT_FALSE(has(v26.tags(), "inplace") || has(v26.tags(), "out"));
+  EXPECT_EQ(v113.setVersion("1.13"), "");
+  EXPECT_FALSE(has(v113.tags(), "pt2_compliant_tag"));
+  EXPECT_EQ(given.setTags("view_copy,core,out"), "");
+  EXPECT_EQ(given.tags(), (std::vector<std::string>{"core", "out", "view_copy"}));
+  EXPECT_NE(given.setTags("core,,out"), "");
+  EXPECT_NE(given.setTags("core;out"), "");
+  for (const auto* table : {&latest.tags(), &v26.tags(), &v113.tags()})
+    EXPECT_TRUE(std::is_sorted(table->begin(), table->end()));
 }
 
 TEST(LibtorchFacts, GivenFactsOverrideTheVersionInEitherOrder) {

@@ -758,7 +758,7 @@ TEST(LibraryPt2, RegistersTagsInplaceAndOutAndTheDefaultTags) {
   LibraryRun v1 = library(dir1, kPt2Ops, {"--torch-version", "1.13"});
   EXPECT_EQ(v1.result.exitCode, 1);
   EXPECT_NE(v1.result.err.find("ops.yaml:2:10: error: in 'scale': tag 'pointwise' is not a tag of the PyTorch the library "
-                               "is generated for (1.x): at::Tag has data_dependent_output, dynamic_output_shape"),
+                               "is generated for (its ATen/core/enum_tag.h): at::Tag has data_dependent_output, dynamic_output_shape"),
             std::string::npos)
       << v1.result.err;
   EXPECT_NE(v1.result.err.find("ops.yaml:2:21: error: in 'scale': tag 'core'"), std::string::npos) << v1.result.err;

@@ -10,16 +10,6 @@ namespace opgen::api {
 
 namespace {
 
-// at::Tag of PyTorch 1.13.1 (/usr/include/ATen/core/enum_tag.h of Debian 12's libtorch-dev).
-constexpr std::string_view kTags1[] = {"data_dependent_output", "dynamic_output_shape", "generated", "inplace_view",
-                                       "nondeterministic_bitwise", "nondeterministic_seeded", "view_copy"};
-// at::Tag of PyTorch 2.14.1 (its tags.yaml, from which torchgen makes enum_tag.h).
-constexpr std::string_view kTags2[] = {
-    "core", "cudagraph_unsafe", "data_dependent_output", "dynamic_output_shape", "flexible_layout", "generated",
-    "inplace", "inplace_view", "maybe_aliasing_or_mutating", "needs_contiguous_strides", "needs_exact_strides",
-    "needs_fixed_stride_order", "nondeterministic_bitwise", "nondeterministic_seeded", "out", "out_variant",
-    "pointwise", "pt2_compliant_tag", "reduction", "view_copy"};
-
 // Whether f is an in-place overload as the `inplace` tag means it: it mutates its plain Tensor self
 // and returns it.
 bool isInplaceOverload(const model::NativeFunction& f) {
@@ -34,28 +24,13 @@ support::SourceLoc tagLoc(const model::NativeFunction& f, const std::string& tag
 
 }  // namespace
 
-const std::vector<std::string_view>& libtorchTags(Libtorch libtorch) {
-  static const std::vector<std::string_view> v1(std::begin(kTags1), std::end(kTags1));
-  static const std::vector<std::string_view> v2(std::begin(kTags2), std::end(kTags2));
-  return libtorch == Libtorch::V1 ? v1 : v2;
-}
-
-bool libtorchHasTag(Libtorch libtorch, std::string_view tag) {
-  const std::vector<std::string_view>& tags = libtorchTags(libtorch);
-  return std::find(tags.begin(), tags.end(), tag) != tags.end();
-}
-
-bool libtorchDefTakesTags(Libtorch) { return true; }
-
-bool libtorchHasSetPythonModule(Libtorch libtorch) { return libtorch != Libtorch::V1; }
-
 std::vector<std::string> libraryTags(const model::NativeFunction& f, const LibraryPt2Options& options) {
   std::set<std::string> tags;
   for (const std::string& t : f.tags)  // (the loader adds inplace and out when tags.yaml declares them)
     if ((t != "inplace" && t != "out") || f.tagLocs.count(t) > 0) tags.insert(t);
   tags.insert(options.defaultTags.begin(), options.defaultTags.end());
-  if (isInplaceOverload(f) && libtorchHasTag(options.libtorch, "inplace")) tags.insert("inplace");
-  if (f.func.isOutFn() && libtorchHasTag(options.libtorch, "out")) tags.insert("out");
+  if (isInplaceOverload(f) && options.torchHasTag("inplace")) tags.insert("inplace");
+  if (f.func.isOutFn() && options.torchHasTag("out")) tags.insert("out");
   return {tags.begin(), tags.end()};
 }
 
@@ -63,11 +38,10 @@ bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& opti
   const int errorsBefore = diags.errorCount();
   const auto unknown = [&](const std::string& tag) {
     return "tag '" + tag + "' is not a tag of the PyTorch the library is generated for (" +
-           (options.libtorch == Libtorch::V1 ? "1.x" : "2.x") + "): at::Tag has " +
-           support::join(std::vector<std::string>(libtorchTags(options.libtorch).begin(), libtorchTags(options.libtorch).end()), ", ");
+           "its ATen/core/enum_tag.h): at::Tag has " + support::join(options.torchTags, ", ");
   };
   for (const std::string& tag : options.defaultTags) {
-    if (!libtorchHasTag(options.libtorch, tag)) diags.error({}, "default tag: " + unknown(tag));
+    if (!options.torchHasTag(tag)) diags.error({}, "default tag: " + unknown(tag));
     else if (tag == "inplace" || tag == "out")
       diags.error({}, "default tag: '" + tag + "' is given to the " + (tag == "out" ? "out=" : "in-place") +
                           " overloads by opgen; it cannot be every operator's");
@@ -75,7 +49,7 @@ bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& opti
   for (const model::NativeFunction* f : ops.functions()) {
     if (f->generated()) continue;  // its tags are its origin's, checked there
     for (const auto& [tag, loc] : f->tagLocs) {  // (those the entry names; libraryTags adds inplace and out)
-      if (!libtorchHasTag(options.libtorch, tag)) {
+      if (!options.torchHasTag(tag)) {
         diags.errorAbout(tagLoc(*f, tag), f->func.name.str(), unknown(tag));
       } else if (tag == "inplace" && !isInplaceOverload(*f)) {
         diags.errorAbout(tagLoc(*f, tag), f->func.name.str(),

@@ -1,10 +1,11 @@
 // What PyTorch 2's compiler (torch.compile, torch.export) and its test of a custom operator
 // (torch.library.opcheck) need of an operator library, decided once for the library emitters: the tags
 // registered with each schema, what the Autograd key does with each operator, and the keys a library
-// always registers. What the libtorch in use has is asked of the named facts below, never of a version
-// number elsewhere.
+// always registers. What the libtorch in use has is asked of its facts (api::LibtorchFacts), never of a
+// version number.
 #pragma once
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -16,19 +17,13 @@
 
 namespace opgen::api {
 
-// Facts about the libtorch a library is generated for. Today they follow from its major version
-// (read in the headers of PyTorch 1.13.1 and 2.14.1, the tested runtimes); each is a function of its
-// own so that facts probed from the found libtorch's headers can replace its body.
-//   at::Tag's enumerators (ATen/core/enum_tag.h, made from PyTorch's tags.yaml)
-const std::vector<std::string_view>& libtorchTags(Libtorch libtorch);
-bool libtorchHasTag(Libtorch libtorch, std::string_view tag);
-//   torch::Library::def(schema, std::vector<at::Tag>) (torch/library.h; 1.13 has it)
-bool libtorchDefTakesTags(Libtorch libtorch);
-//   torch::Library::set_python_module(module, context) (torch/library.h; not in 1.13)
-bool libtorchHasSetPythonModule(Libtorch libtorch);
-
 struct LibraryPt2Options {
-  Libtorch libtorch = Libtorch::V2;
+  LibtorchFacts libtorch;  // what the libtorch has (api/Types.h): set_python_module, fake tensors
+  // at::Tag's enumerators in that libtorch, sorted (api::LibtorchChoice::tags).
+  std::vector<std::string> torchTags;
+  bool torchHasTag(std::string_view tag) const {
+    return std::binary_search(torchTags.begin(), torchTags.end(), tag);
+  }
   // Tags every operator is registered with (add_operator_library's DEFAULT_TAGS, --default-tag).
   std::vector<std::string> defaultTags;
 };

@@ -1,6 +1,7 @@
 #include "api/Types.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 namespace opgen::api {
@@ -102,7 +103,26 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.diagnosticMacros = since(2, 0);
   f.metaAutogradFallthrough = since(2, 0);
   f.deviceIndexAndSymBool = since(2, 0);
+  f.setPythonModule = since(2, 0);
+  f.fakeTensors = since(2, 0);
   return f;
+}
+
+const std::vector<std::string>& libtorchTagsOf(int major, int minor) {
+  static const std::vector<std::string> kTags113 = {"data_dependent_output", "dynamic_output_shape", "generated",
+                                                    "inplace_view", "nondeterministic_bitwise",
+                                                    "nondeterministic_seeded", "view_copy"};
+  static const std::vector<std::string> kTags26 = {
+      "core", "data_dependent_output", "dynamic_output_shape", "flexible_layout", "generated", "inplace_view",
+      "maybe_aliasing_or_mutating", "needs_fixed_stride_order", "nondeterministic_bitwise",
+      "nondeterministic_seeded", "pointwise", "pt2_compliant_tag", "view_copy"};
+  static const std::vector<std::string> kTags214 = {
+      "core", "cudagraph_unsafe", "data_dependent_output", "dynamic_output_shape", "flexible_layout", "generated",
+      "inplace", "inplace_view", "maybe_aliasing_or_mutating", "needs_contiguous_strides", "needs_exact_strides",
+      "needs_fixed_stride_order", "nondeterministic_bitwise", "nondeterministic_seeded", "out", "out_variant",
+      "pointwise", "pt2_compliant_tag", "reduction", "view_copy"};
+  if (major > 2 || (major == 2 && minor >= 14)) return kTags214;
+  return major >= 2 ? kTags26 : kTags113;
 }
 
 const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchFacts::names() {
@@ -116,6 +136,8 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"diagnostic-macros", &LibtorchFacts::diagnosticMacros},
       {"meta-autograd-fallthrough", &LibtorchFacts::metaAutogradFallthrough},
       {"device-index-and-symbool", &LibtorchFacts::deviceIndexAndSymBool},
+      {"set-python-module", &LibtorchFacts::setPythonModule},
+      {"fake-tensors", &LibtorchFacts::fakeTensors},
   };
   return kNames;
 }
@@ -159,10 +181,29 @@ std::string LibtorchChoice::addFacts(std::string_view list) {
   return "";
 }
 
+std::string LibtorchChoice::setTags(std::string_view list) {
+  std::vector<std::string> names;
+  for (std::string_view rest = list; !rest.empty();) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    const std::string_view name = rest.substr(0, comma);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      return "needs tag names, comma-separated, not '" + std::string(list) + "'";
+    names.emplace_back(name);
+    rest = rest.substr(std::min(comma + 1, rest.size()));
+  }
+  std::sort(names.begin(), names.end());
+  givenTags = std::move(names);
+  return "";
+}
+
 LibtorchFacts LibtorchChoice::facts() const {
   LibtorchFacts f = LibtorchFacts::ofVersion(major, minor);
   for (const auto& [member, value] : given) f.*member = value;
   return f;
+}
+
+const std::vector<std::string>& LibtorchChoice::tags() const {
+  return givenTags ? *givenTags : libtorchTagsOf(major, minor);
 }
 
 const Spelling& Spelling::of(const LibtorchFacts& libtorch) {

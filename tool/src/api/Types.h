@@ -56,6 +56,11 @@ struct LibtorchFacts {
   // parser knows the types DeviceIndex and SymBool (2.0 on).
   bool metaAutogradFallthrough = true;
   bool deviceIndexAndSymBool = true;
+  // torch::Library::set_python_module (torch/library.h; not in 1.13): a library can name the Python
+  // package that holds its fake kernels.
+  bool setPythonModule = true;
+  // Not in any header: fake tensors, on which torch.compile and torch.export run operators (2.0 on).
+  bool fakeTensors = true;
 
   // The facts of a PyTorch release major.minor (the table in Types.cpp; 2.14's past it).
   static LibtorchFacts ofVersion(int major, int minor);
@@ -70,13 +75,24 @@ struct LibtorchFacts {
 struct LibtorchChoice {
   int major = 2, minor = 14;
   std::vector<std::pair<bool LibtorchFacts::*, bool>> given;
+  std::optional<std::vector<std::string>> givenTags;  // --torch-tags: at::Tag's enumerators as read
 
   // "" when `version` is X, X.Y or X.Y.Z... (1 <= X), else why not.
   std::string setVersion(std::string_view version);
   // "" when `list` is NAME=0|1 items, comma-separated, of LibtorchFacts::names(), else why not.
   std::string addFacts(std::string_view list);
+  // "" when `list` is tag names, comma-separated, else why not.
+  std::string setTags(std::string_view list);
   LibtorchFacts facts() const;
+  // at::Tag's enumerators, sorted: those given, else the version's (libtorchTagsOf).
+  const std::vector<std::string>& tags() const;
 };
+
+// at::Tag's enumerators in PyTorch release major.minor, sorted (its ATen/core/enum_tag.h, made from
+// its tags.yaml): the tags a schema may be registered with. The rows are 1.13.1's, 2.6.0's and
+// 2.14.1's headers; a release between takes the row below it (add_operator_library reads the found
+// libtorch's own, `--torch-tags`).
+const std::vector<std::string>& libtorchTagsOf(int major, int minor);
 
 struct Spelling {
   std::string_view optional;             // "::std::optional", "c10::optional"

@@ -42,10 +42,11 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   const api::LibraryRulesOptions rules{.libtorch = options.libtorch.facts(),
                                        .pythonModule = options.pythonModule};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
-  const api::LibraryPt2Options pt2{.libtorch = rules.libtorch, .defaultTags = options.defaultTags};
+  const api::LibraryPt2Options pt2{
+      .libtorch = rules.libtorch, .torchTags = options.libtorch.tags(), .defaultTags = options.defaultTags};
   if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
-  // (PyTorch 1 has no fake tensors: nothing to warn about there)
-  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch != api::Libtorch::V1)
+  // (without fake tensors, as in PyTorch 1, nothing to warn about)
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
     api::warnWithoutFakeKernels(ops, diags);
   if (ns.empty()) {
     if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
@@ -83,7 +84,10 @@ Options:
                            (add_operator_library reads them from the found libtorch's headers):
                            std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
                            reverse-view-funcs, named-tensors, diagnostic-macros,
-                           meta-autograd-fallthrough, device-index-and-symbool
+                           meta-autograd-fallthrough, device-index-and-symbool, set-python-module,
+                           fake-tensors
+  --torch-tags LIST        at::Tag's enumerators in that libtorch, comma-separated, over the
+                           version's (add_operator_library reads them from ATen/core/enum_tag.h)
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
                            torchgen's format; also writes src/RegisterAutograd.cpp (graph nodes and
                            Autograd kernels). Operators with a kernel and no formulas get PyTorch's
@@ -266,6 +270,8 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
       if (std::string why = o.libtorch.setVersion(*v); !why.empty()) return support::makeError("--torch-version " + why);
     } else if (a == "--torch-facts") {
       if (std::string why = o.libtorch.addFacts(*v); !why.empty()) return support::makeError("--torch-facts " + why);
+    } else if (a == "--torch-tags") {
+      if (std::string why = o.libtorch.setTags(*v); !why.empty()) return support::makeError("--torch-tags " + why);
     } else {
       return support::makeError("unknown option '" + a + "'");
     }
@@ -317,7 +323,8 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {},
-                         .defaultTags = options.defaultTags};
+                         .defaultTags = options.defaultTags,
+                         .torchTags = options.libtorch.tags()};
   if (options.perOperatorHeaders) {
     if (!dest::checkOperatorHeaderNames(*ops, diags)) return false;
     for (const dest::OperatorRoot& root : dest::operatorRoots(*ops)) spec.operatorRoots.push_back(root.name);

@@ -393,12 +393,12 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     return env;
   });
   out.write(kSchemaSource, [&] {
-    const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .defaultTags = spec.defaultTags};
+    const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .torchTags = spec.torchTags, .defaultTags = spec.defaultTags};
     std::vector<std::string> schemas, anchors;
     for (const model::NativeFunction* f : ctx.ops.functions()) {
       const std::vector<std::string> tags = api::libraryTags(*f, pt2);
       const std::string schema = support::cppString(f->func.str());
-      if (tags.empty() || !api::libtorchDefTakesTags(ctx.libtorch()))
+      if (tags.empty())
         schemas.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", schema}}));
       else
         schemas.push_back(support::fillSnippet(

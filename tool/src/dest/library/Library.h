@@ -42,6 +42,7 @@ struct LibrarySpec {
   bool perOperatorHeaders = false;            // also include/NS/ops/OP{_ops,,_native}.h, for each of:
   std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)
   std::vector<std::string> defaultTags;       // tags of every operator (api/LibraryPt2.h)
+  std::vector<std::string> torchTags;         // at::Tag's enumerators in the libtorch (api/LibraryPt2.h)
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and
