@@ -13,7 +13,9 @@ namespace {
 // at::Tag of PyTorch 1.13.1 (/usr/include/ATen/core/enum_tag.h of Debian 12's libtorch-dev).
 constexpr std::string_view kTags1[] = {"data_dependent_output", "dynamic_output_shape", "generated", "inplace_view",
                                        "nondeterministic_bitwise", "nondeterministic_seeded", "view_copy"};
-// at::Tag of PyTorch 2.14.1 (its tags.yaml, from which torchgen makes enum_tag.h).
+// at::Tag of PyTorch 2.14.1 (torch/headeronly/core/enum_tag.h of Debian sid's libtorch-dev). Other 2.x
+// releases have fewer (2.6.0: 13, without inplace, out, cudagraph_unsafe, ...): the probed facts of the
+// found libtorch are to replace this table.
 constexpr std::string_view kTags2[] = {
     "core", "cudagraph_unsafe", "data_dependent_output", "dynamic_output_shape", "flexible_layout", "generated",
     "inplace", "inplace_view", "maybe_aliasing_or_mutating", "needs_contiguous_strides", "needs_exact_strides",
