@@ -4,6 +4,7 @@
 // autograd does with those that have no derivatives.yaml formulas.
 
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 

@@ -68,4 +68,6 @@ at::Tensor scale_by_name(const at::Tensor& self, c10::string_view mode) {
   return self * (mode == "triple" ? 3 : 2);
 }
 
+at::Tensor argmax_flat(const at::Tensor& self) { return self.flatten().argmax(); }
+
 }  // namespace diffops::native

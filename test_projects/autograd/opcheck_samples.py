@@ -35,6 +35,7 @@ def samples():
         "swap01": [(x(2, 3),)],
         "swap01_copy": [(x(2, 3, grad=False),)],
         "weighted_sum": [([x(3), x(3)], x(2))],
+        "argmax_flat": [(x(2, 3),)],
         "scale_by_name": [(x(3),), ((x(3),), {"mode": "triple"})],
         "weighted_sum_backward": [(x(3, grad=False), [x(3, grad=False), x(3, grad=False)], x(2, grad=False), [True, True])],
     }

@@ -201,6 +201,14 @@ class Gradients(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "the derivative for 'sign_log' is not implemented"):
             ops.sign_log(x).sum().backward()
 
+    def test_entry_without_differentiable_input_is_not_differentiable(self):
+        # argmax_flat's entry declares self non_differentiable: it runs below autograd.
+        (x,) = inputs((2, 3))
+        i = ops.argmax_flat(x)
+        self.assertFalse(i.requires_grad)
+        self.assertIsNone(i.grad_fn)
+        self.assertEqual(i.item(), x.detach().flatten().argmax().item())
+
     def test_operator_without_formula_is_not_differentiable(self):
         # plain has a kernel and no entry: its Autograd kernel (PyTorch's not-implemented fallback) runs
         # it below autograd, and a gradient that reaches it is an error naming it.

@@ -70,7 +70,8 @@ Options:
   -o, --output-dir DIR     where the files go (required)
   --namespace NS           the operators' namespace (default: the one the YAML uses; must agree)
   --backend KEY            register the kernels of dispatch key KEY (repeatable; CPU, CUDA, Meta, ...).
-                           CompositeImplicitAutograd and CompositeExplicitAutograd are always registered.
+                           CompositeImplicitAutograd, CompositeExplicitAutograd and Meta are always
+                           registered.
   --tags FILE              tags.yaml (default: tags.yaml beside YAML, if any)
   --default-tag TAG        register every operator with at::Tag::TAG too (repeatable; e.g.
                            pt2_compliant_tag). Each operator is also registered with the tags of its

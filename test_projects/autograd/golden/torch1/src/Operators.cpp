@@ -372,5 +372,33 @@ static const c10::TypedOperatorHandle<weighted_sum_backward::schema>& weighted_s
 ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
   return weighted_sum_backward_handle().redispatch(dispatchKeySet, grad, tensors, weights, output_mask);
 }
+
+// scale_by_name(Tensor self, str mode="double") -> Tensor
+static const c10::TypedOperatorHandle<scale_by_name::schema>& scale_by_name_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(scale_by_name::name, scale_by_name::overload_name)
+      .typed<scale_by_name::schema>();
+  return handle;
+}
+at::Tensor scale_by_name::call(const at::Tensor & self, c10::string_view mode) {
+  return scale_by_name_handle().call(self, mode);
+}
+at::Tensor scale_by_name::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, c10::string_view mode) {
+  return scale_by_name_handle().redispatch(dispatchKeySet, self, mode);
+}
+
+// argmax_flat(Tensor self) -> Tensor
+static const c10::TypedOperatorHandle<argmax_flat::schema>& argmax_flat_handle() {
+  static const auto handle = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(argmax_flat::name, argmax_flat::overload_name)
+      .typed<argmax_flat::schema>();
+  return handle;
+}
+at::Tensor argmax_flat::call(const at::Tensor & self) {
+  return argmax_flat_handle().call(self);
+}
+at::Tensor argmax_flat::redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  return argmax_flat_handle().redispatch(dispatchKeySet, self);
+}
 } // namespace _ops
 } // namespace diffops

@@ -583,6 +583,27 @@ torch::autograd::variable_list WeightedSumBackward0::apply(torch::autograd::vari
   return grad_inputs;
 }
 
+struct ScaleByNameBackward0 : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "ScaleByNameBackward0"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+  }
+  std::string mode_;
+};
+
+torch::autograd::variable_list ScaleByNameBackward0::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto& mode = mode_;
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad * (mode == "triple" ? 3 : 2)) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
 at::Tensor mul_add_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, const at::Tensor & other, const at::Tensor & bias) {
   const bool _any_requires_grad = torch::autograd::compute_requires_grad(self, other, bias);
   const bool _any_has_tangent_result = opgen_has_tangent(self) || opgen_has_tangent(other) || opgen_has_tangent(bias);
@@ -1164,6 +1185,26 @@ at::Tensor weighted_sum_autograd(c10::DispatchKeySet dispatchKeySet, at::TensorL
   return _result;
 }
 
+at::Tensor scale_by_name_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, c10::string_view mode) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  std::shared_ptr<ScaleByNameBackward0> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = std::shared_ptr<ScaleByNameBackward0>(new ScaleByNameBackward0(), torch::autograd::deleteNode);
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+    _grad_fn->mode_ = std::string(mode);
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::scale_by_name::redispatch(dispatchKeySet & c10::after_autograd_keyset, self, mode);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(!(opgen_has_tangent(self)), "Trying to use forward AD with scale_by_name that does not support it because it has not been implemented yet: its derivatives.yaml entry has no forward formula");
+  return _result;
+}
+
 TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add", TORCH_FN(mul_add_autograd));
   m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
@@ -1186,6 +1227,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("masked_scale", TORCH_FN(masked_scale_autograd));
   m.impl("swap01", TORCH_FN(swap01_autograd));
   m.impl("weighted_sum", TORCH_FN(weighted_sum_autograd));
+  m.impl("scale_by_name", TORCH_FN(scale_by_name_autograd));
 }
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {

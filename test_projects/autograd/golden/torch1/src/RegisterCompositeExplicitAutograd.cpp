@@ -309,6 +309,28 @@ namespace {
 }
 
 } // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__scale_by_name(const at::Tensor & self, c10::string_view mode) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::scale_by_name(self, mode);
+}
+
+} // anonymous namespace
+namespace {
+
+at::Tensor wrapper_CompositeExplicitAutograd__argmax_flat(const at::Tensor & self) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return diffops::native::argmax_flat(self);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   m.impl("mul_add",
@@ -363,6 +385,10 @@ TORCH_LIBRARY_IMPL(diffops, CompositeExplicitAutograd, m) {
   TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum));
   m.impl("weighted_sum_backward",
   TORCH_FN(wrapper_CompositeExplicitAutograd__weighted_sum_backward));
+  m.impl("scale_by_name",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__scale_by_name));
+  m.impl("argmax_flat",
+  TORCH_FN(wrapper_CompositeExplicitAutograd__argmax_flat));
 }
 
 } // namespace

@@ -232,6 +232,17 @@ at::Tensor & wrapper_Meta__scale_boxes_(at::Tensor & self, double factor) {
     "Cannot inplace into non-meta tensor with meta tensor argument");
   return self;
 }
+namespace {
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_Meta__box_size(const at::Tensor & boxes) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::box_size_cpu(boxes);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(vision, Meta, m) {
   m.impl("nms",
@@ -243,6 +254,8 @@ TORCH_LIBRARY_IMPL(vision, Meta, m) {
   TORCH_FN(wrapper_Meta__roi_pool));
   m.impl("scale_boxes_",
   TORCH_FN(wrapper_Meta__scale_boxes_));
+  m.impl("box_size",
+  TORCH_FN(wrapper_Meta__box_size));
 }
 TORCH_LIBRARY_IMPL(vision, AutogradMeta, m) {
   m.impl("nms", torch::CppFunction::makeFallthrough());
@@ -251,6 +264,7 @@ TORCH_LIBRARY_IMPL(vision, AutogradMeta, m) {
   m.impl("scale_add_", torch::CppFunction::makeFallthrough());
   m.impl("roi_pool", torch::CppFunction::makeFallthrough());
   m.impl("scale_boxes_", torch::CppFunction::makeFallthrough());
+  m.impl("box_size", torch::CppFunction::makeFallthrough());
 }
 } // namespace
 } // namespace register_Meta_0

@@ -41,7 +41,7 @@ at::Tensor wrapper_CompositeExplicitAutograd__anchor_grid(c10::SymIntArrayRef si
 
 
   // DeviceGuard omitted
-  return vision::native::anchor_grid(C10_AS_INTARRAYREF_SLOW(sizes), stride, dtype, layout, device, pin_memory);
+  return vision::native::anchor_grid(sizes, stride, dtype, layout, device, pin_memory);
 }
 
 } // anonymous namespace

@@ -225,6 +225,17 @@ at::Tensor & wrapper_Meta__scale_boxes_(at::Tensor & self, double factor) {
     "Cannot inplace into non-meta tensor with meta tensor argument");
   return self;
 }
+namespace {
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_Meta__box_size(const at::Tensor & boxes) {
+    // No device check
+
+
+  // DeviceGuard omitted
+  return vision::native::box_size_cpu(boxes);
+}
+
+} // anonymous namespace
 
 TORCH_LIBRARY_IMPL(vision, Meta, m) {
   m.impl("nms",
@@ -236,6 +247,8 @@ TORCH_LIBRARY_IMPL(vision, Meta, m) {
   TORCH_FN(wrapper_Meta__roi_pool));
   m.impl("scale_boxes_",
   TORCH_FN(wrapper_Meta__scale_boxes_));
+  m.impl("box_size",
+  TORCH_FN(wrapper_Meta__box_size));
 }
 
 } // namespace

@@ -50,4 +50,6 @@ TORCH_API at::Tensor swap01(const at::Tensor & self);
 TORCH_API at::Tensor swap01_copy(const at::Tensor & self);
 TORCH_API at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weights);
 TORCH_API ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
+TORCH_API at::Tensor scale_by_name(const at::Tensor & self, c10::string_view mode="double");
+TORCH_API at::Tensor argmax_flat(const at::Tensor & self);
 } // namespace diffops::native

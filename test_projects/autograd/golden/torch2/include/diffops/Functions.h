@@ -147,4 +147,14 @@ inline at::Tensor weighted_sum(at::TensorList tensors, const at::Tensor & weight
 inline ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backward(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask) {
   return diffops::_ops::weighted_sum_backward::call(grad, tensors, weights, output_mask);
 }
+
+// scale_by_name(Tensor self, str mode="double") -> Tensor
+inline at::Tensor scale_by_name(const at::Tensor & self, c10::string_view mode="double") {
+  return diffops::_ops::scale_by_name::call(self, mode);
+}
+
+// argmax_flat(Tensor self) -> Tensor
+inline at::Tensor argmax_flat(const at::Tensor & self) {
+  return diffops::_ops::argmax_flat::call(self);
+}
 } // namespace diffops

@@ -279,5 +279,25 @@ struct weighted_sum_backward {
   static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> call(const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
   static ::std::tuple<::std::vector<at::Tensor>,at::Tensor> redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & grad, at::TensorList tensors, const at::Tensor & weights, ::std::array<bool,2> output_mask);
 };
+
+// scale_by_name(Tensor self, str mode="double") -> Tensor
+struct scale_by_name {
+  using schema = at::Tensor (const at::Tensor &, c10::string_view);
+  static constexpr const char* name = "diffops::scale_by_name";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "scale_by_name(Tensor self, str mode=\"double\") -> Tensor";
+  static at::Tensor call(const at::Tensor & self, c10::string_view mode);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self, c10::string_view mode);
+};
+
+// argmax_flat(Tensor self) -> Tensor
+struct argmax_flat {
+  using schema = at::Tensor (const at::Tensor &);
+  static constexpr const char* name = "diffops::argmax_flat";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "argmax_flat(Tensor self) -> Tensor";
+  static at::Tensor call(const at::Tensor & self);
+  static at::Tensor redispatch(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self);
+};
 } // namespace _ops
 } // namespace diffops

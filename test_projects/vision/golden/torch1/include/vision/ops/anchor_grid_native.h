@@ -20,5 +20,5 @@
 
 
 namespace vision::native {
-TORCH_API at::Tensor anchor_grid(at::IntArrayRef sizes, double stride, c10::optional<at::ScalarType> dtype={}, c10::optional<at::Layout> layout={}, c10::optional<at::Device> device={}, c10::optional<bool> pin_memory={});
+TORCH_API at::Tensor anchor_grid(c10::SymIntArrayRef sizes, double stride, c10::optional<at::ScalarType> dtype={}, c10::optional<at::Layout> layout={}, c10::optional<at::Device> device={}, c10::optional<bool> pin_memory={});
 } // namespace vision::native

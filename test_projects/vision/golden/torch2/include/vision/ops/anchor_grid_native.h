@@ -20,5 +20,5 @@
 
 
 namespace vision::native {
-TORCH_API at::Tensor anchor_grid(at::IntArrayRef sizes, double stride, ::std::optional<at::ScalarType> dtype={}, ::std::optional<at::Layout> layout={}, ::std::optional<at::Device> device={}, ::std::optional<bool> pin_memory={});
+TORCH_API at::Tensor anchor_grid(c10::SymIntArrayRef sizes, double stride, ::std::optional<at::ScalarType> dtype={}, ::std::optional<at::Layout> layout={}, ::std::optional<at::Device> device={}, ::std::optional<bool> pin_memory={});
 } // namespace vision::native
