@@ -2,8 +2,9 @@
 # Benchmark: opgen against the reference torchgen on the full ATen run (per-operator headers),
 # `opgen python` against torchgen's Python bindings (gen_python_functions) on ATen, and `opgen autograd`
 # against torchgen's autograd generators writing the same files (load_derivatives, VariableType.h of
-# gen_variable_type, gen_trace_type, gen_autograd_functions_lib, gen_variable_factories and gen_view_funcs, as
-# gen_autograd runs them), with the whole of gen_autograd for scale.
+# gen_variable_type, gen_inplace_or_view_type, gen_trace_type, gen_autograd_functions_lib,
+# gen_variable_factories and gen_view_funcs, as gen_autograd runs them), with the whole of gen_autograd
+# for scale.
 # Not a test: run it by hand, on an idle machine, after building (tool/scripts/dev.sh example).
 #
 #   tool/bench/bench.sh [RUNS] [all|aten|python|autograd]
@@ -113,7 +114,7 @@ fi
 if [[ $part == all || $part == autograd ]]; then
   pk=$root/torchgen/packaged
   ag_in=("$pk/ATen/native/native_functions.yaml" "$pk/ATen/native/tags.yaml")
-  ag_ref=(tool/test/reference/autograd_ref.py load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs)
+  ag_ref=(tool/test/reference/autograd_ref.py load_derivatives,variable_type_h,inplace_or_view,trace_type,functions,variable_factories,view_funcs)
   for ((i = 0; i < runs; i++)); do
     mkdir -p "$work/agref$i" "$work/agfull$i"
     run ag_reference "$ref" python "${ag_ref[@]}" "${ag_in[@]}" "$work/agref$i" "$pk/autograd"

@@ -6,6 +6,7 @@
 
 #include "api/Cpp.h"
 #include "api/DifferentiabilityInfo.h"
+#include "dest/autograd/ADInplaceOrViewType.h"
 #include "dest/autograd/AnnotatedFnArgs.h"
 #include "dest/autograd/Functions.h"
 #include "dest/autograd/TraceType.h"
@@ -61,9 +62,11 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
     if (!withInfos) return false;
     timer.lap("derivatives");
     const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
-    // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
+    // gen_autograd's order: VariableType.h, the ADInplaceOrView kernels, the tracer's kernels (for every
+    // function, unsorted), the nodes, the factories, the view functions.
     dest::autograd::emitVariableTypeHeader(commentDir, fm);
-    if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
+    if (dest::autograd::emitADInplaceOrViewType(*withInfos, commentDir, fm, diags) &&
+        dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
         dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
         dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags) &&
         dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags) && options.python) {
@@ -91,10 +94,10 @@ time). Files whose content is unchanged are not rewritten; on any error no file 
 
 NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
 writes only
-  VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
-  variable_factories.h, ViewFuncs.h, ViewFuncs.cpp
-and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp,
-ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. What
+  VariableType.h, ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp,
+  TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp, variable_factories.h,
+  ViewFuncs.h, ViewFuncs.cpp
+and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp and templates/VariableType.cpp. What
 gen_autograd_python writes is written with --python. derivatives.yaml is read and checked as gen_autograd
 reads it.
 

@@ -13,6 +13,7 @@ FAMILY (each run as gen_autograd runs it):
   python               what gen_autograd_python writes after the above in the same process (as PyTorch's
                        generate_code runs it): python_functions*, and the Python bindings
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
+  inplace_or_view      gen_inplace_or_view_type (ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
   annotated_fn_args    gen_annotated_fn_args.gen_annotated (annotated_fn_args.py)
@@ -80,6 +81,11 @@ def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int
         gen_autograd_functions_python(out, infos, templates)
         deprecated = os.path.join(autograd_dir, "deprecated.yaml")
         gen_python_functions.gen(out, native, tags, deprecated, templates)
+    elif family == "inplace_or_view":
+        from torchgen.packaged.autograd.gen_inplace_or_view_type import gen_inplace_or_view_type
+
+        _, fns_with_infos = matched(native, tags, autograd_dir)
+        gen_inplace_or_view_type(out, native, tags, fns_with_infos, templates)
     elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 
