@@ -293,6 +293,11 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"DerivativesOfUnknownFunction", &kAutograd, "",
                 "could not find ATen function for schema: frob(Tensor self) -> Tensor",
                 "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
+        // Like gen_autograd, derivatives.yaml's problem is the one reported (it is read first).
+        Refusal{"DerivativesBeforeKernels", &kAutograd,
+                "\n- func: masked(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: masked\n",
+                "could not find ATen function for schema: frob(Tensor self) -> Tensor",
+                "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
         Refusal{"DerivativesGradsMixed", &kAutograd, "", "illegally mixes use of 'grad' and 'grads'",
                 "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad + grads[0]\n"},
         Refusal{"UnknownSchemaType", &kAutograd, "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n",

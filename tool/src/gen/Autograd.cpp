@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "api/Cpp.h"
 #include "api/DifferentiabilityInfo.h"
@@ -32,6 +33,63 @@ std::vector<const model::NativeFunction*> sortedByCppName(const std::vector<cons
   return out;
 }
 
+// derivatives.yaml read, checked and matched with the functions as gen_autograd does (matching adds the
+// foreach functions' formulas to the derivatives); false after reporting.
+struct MatchedDerivatives {
+  std::optional<api::autograd::LoadedDerivatives> loaded;
+  std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos;
+};
+bool loadDerivatives(const std::string& path, const model::Operators& ops, support::Diagnostics& diags,
+                     MatchedDerivatives& out) {
+  support::InputFiles inputs(diags);
+  const std::optional<std::string> text = inputs.read(path);
+  if (!text) return false;
+  out.loaded = api::autograd::loadAtenDerivatives(path, *text, ops, diags);
+  if (!out.loaded) return false;
+  out.withInfos = api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops.functions()), *out.loaded, diags);
+  return out.withInfos.has_value();
+}
+
+// gen_autograd's files (and with --python gen_autograd_python's); false after reporting.
+bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, const std::string& templateDir,
+                  FileManager& fm, OutputDirs& outputs, support::Diagnostics& diags, support::PhaseTimer& timer) {
+  const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
+  // The derivatives are read on a second thread while what does not need them is made: VariableType.h
+  // and the tracer's kernels (for every function, unsorted). Errors are reported in gen_autograd's
+  // order: derivatives.yaml's, the ADInplaceOrView kernels', the tracer's, the nodes', the factories',
+  // the view functions'.
+  MatchedDerivatives d;
+  support::Diagnostics derivativesDiags, traceDiags;
+  std::thread loader([&] {
+    loadDerivatives((fs::path(options.autogradDir) / "derivatives.yaml").string(), ops, derivativesDiags, d);
+  });
+  dest::autograd::emitVariableTypeHeader(commentDir, fm);
+  const bool traced = dest::autograd::emitTraceType(ops.functions(), commentDir, fm, traceDiags);
+  loader.join();
+  if (derivativesDiags.hasErrors()) {
+    diags.append(derivativesDiags);
+    return false;
+  }
+  timer.lap("derivatives, tracer");
+  if (!dest::autograd::emitADInplaceOrViewType(*d.withInfos, commentDir, fm, diags)) return false;
+  if (!traced) {
+    diags.append(traceDiags);
+    return false;
+  }
+  if (!dest::autograd::emitFunctions(*d.loaded, commentDir, fm, diags) ||
+      !dest::autograd::emitVariableFactories(ops.functions(), commentDir, fm, diags) ||
+      !dest::autograd::emitViewFuncs(*d.withInfos, commentDir, fm, diags))
+    return false;
+  if (!options.python) return true;
+  // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
+  // node classes of the same infos, the foreach functions' included, and the Python bindings.
+  if (!dest::autograd::emitPythonFunctions(*d.loaded, commentDir, fm, diags)) return false;
+  PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
+                   options.outputDir, options.commentDir};
+  PythonReport pyReport;
+  return runPython(py, outputs, diags, pyReport);
+}
+
 }  // namespace
 
 bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::Diagnostics& diags,
@@ -41,45 +99,11 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
   if (!ops) return false;
   report.functions = static_cast<int>(ops->functions().size());
   timer.lap("load");
-
   const std::string templateDir = (fs::path(options.autogradDir) / "templates").string();
   TemplateCache templates(diags);
   FileManager fm(options.outputDir, templateDir, false, templates, outputs, diags);
-  if (options.annotatedFnArgs) {
-    dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
-  } else {
-    // derivatives.yaml, read and checked as gen_autograd does.
-    const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
-    support::InputFiles inputs(diags);
-    const std::optional<std::string> text = inputs.read(derivativesPath);
-    if (!text) return false;
-    std::optional<api::autograd::LoadedDerivatives> derivatives =
-        api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags);
-    if (!derivatives) return false;
-    // Matching the functions with their formulas adds the foreach functions' formulas to the derivatives.
-    const std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos =
-        api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops->functions()), *derivatives, diags);
-    if (!withInfos) return false;
-    timer.lap("derivatives");
-    const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
-    // gen_autograd's order: VariableType.h, the ADInplaceOrView kernels, the tracer's kernels (for every
-    // function, unsorted), the nodes, the factories, the view functions.
-    dest::autograd::emitVariableTypeHeader(commentDir, fm);
-    if (dest::autograd::emitADInplaceOrViewType(*withInfos, commentDir, fm, diags) &&
-        dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
-        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
-        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags) &&
-        dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags) && options.python) {
-      // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
-      // node classes of the same infos, the foreach functions' included, and the Python bindings.
-      if (!dest::autograd::emitPythonFunctions(*derivatives, commentDir, fm, diags)) return false;
-      timer.lap("emit");
-      PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
-                       options.outputDir, options.commentDir};
-      PythonReport pyReport;
-      return runPython(py, outputs, diags, pyReport) && !diags.hasErrors();
-    }
-  }
+  if (options.annotatedFnArgs) dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
+  else emitAutograd(options, *ops, templateDir, fm, outputs, diags, timer);
   timer.lap("emit");
   return !diags.hasErrors();
 }
