@@ -128,7 +128,8 @@ reads it.
 Options:
   --python             also write what gen_autograd_python writes when PyTorch's generate_code runs it
                        after gen_autograd (in the same process, so with the foreach functions' nodes):
-                       python_functions.h, python_functions_0..4.cpp and the Python bindings (the 14
+                       python_functions.h, python_functions_0..4.cpp, python_functionsEverything.cpp
+                       and the Python bindings (the 14
                        files of `opgen python`, with AUTOGRAD_DIR/deprecated.yaml)
   --annotated-fn-args  write what gen_annotated_fn_args writes (annotated_fn_args.py, a drop-in for
                        `python -m torchgen.packaged.autograd.gen_annotated_fn_args`) instead

@@ -4,7 +4,8 @@
 // and templates/.
 //
 // Not yet a drop-in for gen_autograd: of its files it writes only those whose family is finished and
-// tested byte for byte against the reference (AutogradFamily); see kAutogradWrites.
+// tested byte for byte against the reference (all but VariableType_N.cpp, VariableTypeEverything.cpp and
+// templates/VariableType.cpp; `opgen autograd --help` lists them).
 #pragma once
 
 #include <optional>
