@@ -232,7 +232,9 @@ class Loader {
   std::string defnName_, specification_;
   std::optional<std::vector<bool>> outputDifferentiability_;
   std::unordered_map<std::string, const NativeFunction*> bySchema_;
-  std::unordered_map<std::string, std::vector<const NativeFunction*>> bySignature_;
+  // The functions by base name: those of a signature are among those of its base name (a signature keeps
+  // the base name), so that only an entry's candidates get their signature computed.
+  std::unordered_map<std::string, std::vector<const NativeFunction*>> byBase_;
   std::map<std::string, int> opCounter_;
   std::map<std::string, std::size_t> entryIndex_;  // canonical schema -> entries index
 };
@@ -548,7 +550,10 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     return Failure{at, "could not find ATen function for schema: " + specification_ +
                            (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
   }
-  const std::vector<const NativeFunction*>& functions = bySignature_.at(found->second->func.signature().str());
+  const std::string signature = found->second->func.signature().str();
+  std::vector<const NativeFunction*> functions;
+  for (const NativeFunction* g : byBase_.at(found->second->func.name.name.base))
+    if (g->func.signature().str() == signature) functions.push_back(g);
   const NativeFunction* canonical = nullptr;
   for (const NativeFunction* f : functions)
     if (!f->func.isFunctionalFn() && !f->func.isOutFn() && defnName_ == f->func.name.name.str()) {
@@ -666,7 +671,7 @@ std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out)
     if (const auto* f = std::get_if<const NativeFunction*>(&item)) fs = {*f};
     else fs = std::get<model::NativeFunctionsViewGroup>(item).functions(true);
     for (const NativeFunction* f : fs) {
-      bySignature_[f->func.signature().str()].push_back(f);
+      byBase_[f->func.name.name.base].push_back(f);
       bySchema_.emplace(f->func.str(), f);
     }
   }

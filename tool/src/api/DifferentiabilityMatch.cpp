@@ -277,20 +277,25 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
     (e.canonical->func.kind() == SchemaKind::Functional ? functional : nonFunctional)
         .put(e.canonical->func.signature({.stripDefault = true}), &e);
   }
+  // Base names of the infos' functions: a function of another base name has no info of the same
+  // signature (a signature keeps the base name), and needs none computed.
+  std::set<std::string> bases;
+  for (const DerivativesEntry& e : derivatives.entries) bases.insert(e.canonical->func.name.name.base);
   std::vector<FunctionWithInfo> result;
   for (const NativeFunction* f : functions) {
     const DerivativesEntry* entry = nullptr;
     const DifferentiabilityInfo* defaultOnly = nullptr;
     bool exact = false;
-    const model::FunctionSchema sig = f->func.signature({.stripDefault = true});
+    const bool sameBase = bases.count(f->func.name.name.base) != 0;
+    const model::FunctionSchema sig = sameBase ? f->func.signature({.stripDefault = true}) : model::FunctionSchema{};
     if (hasTag(*f, "generated") && f->func.kind() == SchemaKind::Out) {
       // generated out= variants get no formulas
     } else if (const auto it = bySchema.find(f->func.str()); it != bySchema.end()) {
       entry = it->second;
       exact = true;
-    } else if (const DerivativesEntry* e = functional.get(sig); e != nullptr && !isForeach(*f)) {
+    } else if (const DerivativesEntry* e = sameBase ? functional.get(sig) : nullptr; e != nullptr && !isForeach(*f)) {
       entry = e;
-    } else if (const DerivativesEntry* e2 = hasTag(*f, "generated") ? nonFunctional.get(sig) : nullptr) {
+    } else if (const DerivativesEntry* e2 = sameBase && hasTag(*f, "generated") ? nonFunctional.get(sig) : nullptr) {
       for (const auto& [key, info] : e2->byKey)
         for (const SavedAttribute& input : info.allSavedInputs)
           if (input.nctype.name.str().find("self") != std::string::npos) {
@@ -311,6 +316,7 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
         entry = &derivatives.entries.back();
         bySchema[f->func.str()] = entry;
         functional.put(f->func, entry);
+        bases.insert(f->func.name.name.base);
         exact = true;
       } else if (foreach.existing != nullptr) {
         defaultOnly = infoFor(*foreach.existing, "Default");  // an in-place foreach function: its reference's
