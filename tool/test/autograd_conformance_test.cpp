@@ -20,7 +20,8 @@
 //   AtenSubset   a subset of it cut at test time (tool/test/reference/dump_model.py subset)
 //   LibOps       tool/test/data/gen_conformance/libops.yaml (custom namespaces)
 //   PyOps        tool/test/data/python_conformance/ (Python binding corner cases)
-//   Factories    tool/test/data/autograd_conformance/factories.yaml (factories, annotated arguments)
+//   Factories    tool/test/data/autograd_conformance/factories.yaml (factories, annotated arguments) with
+//                its derivatives.yaml (nodes that keep every kind of value, in-place formulas)
 // and inputs that both refuse (opgen with one FILE:LINE:COL: error: line, writing nothing).
 //
 // The reference is shared/reference/torchgen-ref ($OPGEN_TORCHGEN_REF, else the path configured in
@@ -246,7 +247,8 @@ TEST(AutogradConformance, PyOps) {
 TEST(AutogradConformance, Factories) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-factories");
-  conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()),
+  conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path(),
+                 readFile(dataDir() / "autograd_conformance/derivatives.yaml")),
           "factories", {&kAutograd, &kAnnotatedFnArgs});  // (gen_python_functions cannot bind all of them)
 }
 
@@ -300,6 +302,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
         Refusal{"DerivativesGradsMixed", &kAutograd, "", "illegally mixes use of 'grad' and 'grads'",
                 "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad + grads[0]\n"},
+        Refusal{"NodeKeepsNonOwningReference", &kAutograd, "", "looks like it contains a non-owning reference",
+                "- name: mixed(Tensor self, Tensor? weight, Scalar[] values, float[] ratios, Stream s, *, Tensor?[] indices, "
+                "str reduce) -> Tensor\n  self: grad * ratios[0]\n"},
         Refusal{"UnknownSchemaType", &kAutograd, "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n",
                 "Frobnicator"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
