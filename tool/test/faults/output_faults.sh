@@ -10,9 +10,9 @@
 #       kill -9 at random moments while a run rewrites a folder: every file is then whole (the old
 #       version or the new one); the next run leaves no temporary file and the right files.
 #
-# Each for `opgen library`, `opgen backend`, `opgen python` and `opgen gen` (the last three read
-# torchgen 2.14.1's ATen from the reference, TORCHGEN_REF; without it only `opgen library` is
-# tested). Mounting needs root: without it, the first two exit with 77 (skipped), saying why.
+# Each for `opgen library`, `opgen backend`, `opgen python`, `opgen gen` and `opgen autograd --python`
+# (the last four read torchgen 2.14.1's ATen or templates from the reference, TORCHGEN_REF; without it
+# only `opgen library` is tested). Mounting needs root: without it, the first two exit with 77 (skipped), saying why.
 set -euo pipefail
 
 mode=${1:?usage: output_faults.sh full-disk|read-only|kill OPGEN SOURCE_DIR [TORCHGEN_REF] [ROUNDS]}
@@ -44,7 +44,7 @@ mv "$work/in/library/ops.yaml" "$work/in/library/a.yaml"
 aten=""
 if [[ -n $ref && -x $ref ]] && root=$("$ref" root 2>/dev/null) && [[ -d $root/torchgen/packaged/ATen ]]; then
   aten=$root/torchgen/packaged/ATen
-  products+=(backend python gen)
+  products+=(backend python gen autograd)
   extra='- func: faults_extra(Tensor self, Tensor other) -> Tensor
   variants: function, method
   dispatch:
@@ -66,6 +66,13 @@ if [[ -n $ref && -x $ref ]] && root=$("$ref" root 2>/dev/null) && [[ -d $root/to
   cp "$py/pyops.yaml" "$work/in/python/a/ops.yaml"
   { cat "$py/pyops.yaml"; printf '\n- func: faults_extra(Tensor self) -> Tensor\n  variants: function, method\n'; } \
     > "$work/in/python/b/ops.yaml"
+  # opgen autograd on the same operators: an AUTOGRAD_DIR of its own (no formulas, the reference's templates).
+  for v in a b; do
+    mkdir -p "$work/in/autograd/$v"
+    cp "$work/in/python/$v/ops.yaml" "$py/tags.yaml" "$py/deprecated.yaml" "$work/in/autograd/$v/"
+    printf '[]\n' >"$work/in/autograd/$v/derivatives.yaml"
+    ln -s "$root/torchgen/packaged/autograd/templates" "$work/in/autograd/$v/templates"
+  done
 else
   echo "note: no reference torchgen (TORCHGEN_REF '$ref'): only opgen library is tested"
 fi
@@ -83,6 +90,8 @@ command_for() {
                --deprecated "$work/in/python/$v/deprecated.yaml" -o "$out" ;;
     gen) echo "$opgen" gen -s "$work/in/gen/$v" -d "$out/aten" --aoti-install-dir "$out/aoti" \
                -o "$out/deps.cmake" ;;
+    autograd) echo "$opgen" autograd --python --comment-dir templates "$work/in/autograd/$v/ops.yaml" \
+               "$work/in/autograd/$v/tags.yaml" "$out" "$work/in/autograd/$v" ;;
   esac
 }
 run() { $(command_for "$@") >"$work/stdout" 2>"$work/stderr"; }
