@@ -16,6 +16,7 @@
 #include "dest/autograd/ViewFuncs.h"
 #include "gen/Command.h"
 #include "gen/Python.h"
+#include "gen/PurePath.h"
 
 namespace opgen::gen {
 
@@ -52,7 +53,8 @@ bool loadDerivatives(const std::string& path, const model::Operators& ops, suppo
 
 // gen_autograd's files (and with --python gen_autograd_python's); false after reporting.
 bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, const std::string& templateDir,
-                  FileManager& fm, OutputDirs& outputs, support::Diagnostics& diags, support::PhaseTimer& timer) {
+                  TemplateCache& templates, FileManager& fm, OutputDirs& outputs, support::Diagnostics& diags,
+                  support::PhaseTimer& timer) {
   const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
   // The derivatives are read on a second thread while what does not need them is made: VariableType.h
   // and the tracer's kernels (for every function, unsorted). Errors are reported in gen_autograd's
@@ -60,9 +62,8 @@ bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, c
   // the view functions'.
   MatchedDerivatives d;
   support::Diagnostics derivativesDiags, traceDiags;
-  std::thread loader([&] {
-    loadDerivatives((fs::path(options.autogradDir) / "derivatives.yaml").string(), ops, derivativesDiags, d);
-  });
+  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
+  std::thread loader([&] { loadDerivatives(derivativesPath, ops, derivativesDiags, d); });
   dest::autograd::emitVariableTypeHeader(commentDir, fm);
   const bool traced = dest::autograd::emitTraceType(ops.functions(), commentDir, fm, traceDiags);
   loader.join();
@@ -71,6 +72,18 @@ bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, c
     return false;
   }
   timer.lap("derivatives, tracer");
+  // gen_variable_type writes OUT/templates/VariableType.cpp and renders the kernels' files from it.
+  const std::string madeTemplates = options.outputDir + "/templates";
+  FileManager templatesFm(madeTemplates, templateDir, false, templates, outputs, diags);
+  const std::optional<std::string> kernelsTemplate =
+      dest::autograd::emitVariableTypeTemplate(d.loaded->usedDispatchKeys, templatesFm);
+  if (!kernelsTemplate) return false;
+  templates.provide(joinPurePath(madeTemplates, "VariableType.cpp"), *kernelsTemplate);
+  FileManager kernelsFm(options.outputDir, madeTemplates, false, templates, outputs, diags);
+  if (!dest::autograd::emitVariableTypeKernels(*d.withInfos, d.loaded->usedDispatchKeys, commentDir, derivativesPath,
+                                               kernelsFm, diags) ||
+      diags.hasErrors())
+    return false;
   if (!dest::autograd::emitADInplaceOrViewType(*d.withInfos, commentDir, fm, diags)) return false;
   if (!traced) {
     diags.append(traceDiags);
@@ -103,7 +116,7 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
   TemplateCache templates(diags);
   FileManager fm(options.outputDir, templateDir, false, templates, outputs, diags);
   if (options.annotatedFnArgs) dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
-  else emitAutograd(options, *ops, templateDir, fm, outputs, diags, timer);
+  else emitAutograd(options, *ops, templateDir, templates, fm, outputs, diags, timer);
   timer.lap("emit");
   return !diags.hasErrors();
 }
@@ -116,14 +129,12 @@ ATen's autograd code, as torchgen's packaged/autograd generators write it, byte 
 positional arguments; AUTOGRAD_DIR holds derivatives.yaml, deprecated.yaml and templates/ (read at run
 time). Files whose content is unchanged are not rewritten; on any error no file is changed.
 
-NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
-writes only
-  VariableType.h, ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp,
-  TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp, variable_factories.h,
-  ViewFuncs.h, ViewFuncs.cpp
-and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp and templates/VariableType.cpp. What
-gen_autograd_python writes is written with --python. derivatives.yaml is read and checked as gen_autograd
-reads it.
+A drop-in for `python -m torchgen.packaged.autograd.gen_autograd`: it writes the same 32 files
+(VariableType.h, VariableType_0..9.cpp, VariableTypeEverything.cpp, templates/VariableType.cpp,
+ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp, TraceType_0..9.cpp,
+TraceTypeEverything.cpp, Functions.h, Functions.cpp, variable_factories.h, ViewFuncs.h, ViewFuncs.cpp)
+and refuses what it refuses, derivatives.yaml included. (templates/VariableType.cpp names its
+generator as that command line does: torchgen/packaged/autograd/gen_autograd.py.)
 
 Options:
   --python             also write what gen_autograd_python writes when PyTorch's generate_code runs it
