@@ -66,11 +66,12 @@ if [[ -n $ref && -x $ref ]] && root=$("$ref" root 2>/dev/null) && [[ -d $root/to
   cp "$py/pyops.yaml" "$work/in/python/a/ops.yaml"
   { cat "$py/pyops.yaml"; printf '\n- func: faults_extra(Tensor self) -> Tensor\n  variants: function, method\n'; } \
     > "$work/in/python/b/ops.yaml"
-  # opgen autograd on the same operators: an AUTOGRAD_DIR of its own (no formulas, the reference's templates).
+  # opgen autograd on the same operators: an AUTOGRAD_DIR of its own (one formula, the reference's templates).
   for v in a b; do
     mkdir -p "$work/in/autograd/$v"
     cp "$work/in/python/$v/ops.yaml" "$py/tags.yaml" "$py/deprecated.yaml" "$work/in/autograd/$v/"
-    printf '[]\n' >"$work/in/autograd/$v/derivatives.yaml"
+    printf '%s\n' '- name: ones2_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor' \
+      '  self: zeros_like(grad)' >"$work/in/autograd/$v/derivatives.yaml"
     ln -s "$root/torchgen/packaged/autograd/templates" "$work/in/autograd/$v/templates"
   done
 else
