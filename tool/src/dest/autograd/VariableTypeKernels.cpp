@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <variant>
 
 #include "api/Cpp.h"
@@ -1217,17 +1218,30 @@ bool emitVariableTypeKernels(const std::vector<FunctionWithInfo>& functions, con
                              const std::string& commentDir, const std::string& derivativesPath, Writer& out,
                              support::Diagnostics& diags) {
   std::vector<const FunctionWithInfo*> derived;
-  std::vector<ShardEnv> envs;
-  for (const FunctionWithInfo& fn : functions) {
-    if (!useDerived(fn)) continue;
-    auto env = variableTypeEnv(fn);
-    if (auto* failure = std::get_if<Failure>(&env)) {
-      model::reportError(diags, *fn.func, failure->message);
+  for (const FunctionWithInfo& fn : functions)
+    if (useDerived(fn)) derived.push_back(&fn);
+  // The kernels are made on two threads (each half of the functions); the first failure in the
+  // functions' order is the one reported, as torchgen reports it.
+  std::vector<ShardEnv> envs(derived.size());
+  std::vector<std::optional<Failure>> failures(derived.size());
+  const auto make = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      auto env = variableTypeEnv(*derived[i]);
+      if (auto* failure = std::get_if<Failure>(&env)) {
+        failures[i] = *failure;
+        return;
+      }
+      envs[i] = std::move(std::get<0>(env));
+    }
+  };
+  std::thread half(make, 0, derived.size() / 2);
+  make(derived.size() / 2, derived.size());
+  half.join();
+  for (std::size_t i = 0; i < derived.size(); ++i)
+    if (failures[i]) {
+      model::reportError(diags, *derived[i]->func, failures[i]->message);
       return false;
     }
-    derived.push_back(&fn);
-    envs.push_back(std::move(std::get<0>(env)));
-  }
   Sharded spec{.filename = "VariableType.cpp",
                .templateName = "VariableType.cpp",
                .numShards = 10,
