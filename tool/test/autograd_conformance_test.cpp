@@ -318,6 +318,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "\n- func: masked(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: masked\n",
                 "could not find ATen function for schema: frob(Tensor self) -> Tensor",
                 "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
+        // gen_autograd parses derivatives.yaml before the native functions.
+        Refusal{"DerivativesSyntaxBeforeNativeFunctions", &kAutograd,
+                "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n", "derivatives.yaml:2:1: error: invalid YAML",
+                "- name: [unclosed\n"},
         Refusal{"DerivativesGradsMixed", &kAutograd, "", "illegally mixes use of 'grad' and 'grads'",
                 "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad + grads[0]\n"},
         Refusal{"NodeKeepsNonOwningReference", &kAutograd, "", "looks like it contains a non-owning reference",

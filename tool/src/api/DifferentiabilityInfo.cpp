@@ -702,8 +702,13 @@ std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, st
                                                      const model::Operators& ops, support::Diagnostics& diags) {
   std::optional<YamlNode> doc = support::parseYaml(content, path, diags);
   if (!doc) return std::nullopt;
+  return loadAtenDerivatives(path, *doc, ops, diags);
+}
+
+std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, const support::YamlNode& doc,
+                                                     const model::Operators& ops, support::Diagnostics& diags) {
   LoadedDerivatives out;
-  if (std::optional<Failure> failure = Loader(path, ops).load(*doc, out)) {
+  if (std::optional<Failure> failure = Loader(path, ops).load(doc, out)) {
     diags.error(failure->loc, failure->message);
     return std::nullopt;
   }

@@ -16,6 +16,7 @@
 #include "dest/autograd/ViewFuncs.h"
 #include "gen/Command.h"
 #include "gen/Python.h"
+#include "support/Yaml.h"
 #include "gen/PurePath.h"
 
 namespace opgen::gen {
@@ -40,21 +41,18 @@ struct MatchedDerivatives {
   std::optional<api::autograd::LoadedDerivatives> loaded;
   std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos;
 };
-bool loadDerivatives(const std::string& path, const model::Operators& ops, support::Diagnostics& diags,
-                     MatchedDerivatives& out) {
-  support::InputFiles inputs(diags);
-  const std::optional<std::string> text = inputs.read(path);
-  if (!text) return false;
-  out.loaded = api::autograd::loadAtenDerivatives(path, *text, ops, diags);
+bool loadDerivatives(const std::string& path, const support::YamlNode& doc, const model::Operators& ops,
+                     support::Diagnostics& diags, MatchedDerivatives& out) {
+  out.loaded = api::autograd::loadAtenDerivatives(path, doc, ops, diags);
   if (!out.loaded) return false;
   out.withInfos = api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops.functions()), *out.loaded, diags);
   return out.withInfos.has_value();
 }
 
 // gen_autograd's files (and with --python gen_autograd_python's); false after reporting.
-bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, const std::string& templateDir,
-                  TemplateCache& templates, FileManager& fm, OutputDirs& outputs, support::Diagnostics& diags,
-                  support::PhaseTimer& timer) {
+bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, const support::YamlNode& derivativesDoc,
+                  const std::string& templateDir, TemplateCache& templates, FileManager& fm, OutputDirs& outputs,
+                  support::Diagnostics& diags, support::PhaseTimer& timer) {
   const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
   // The derivatives are read on a second thread while what does not need them is made: VariableType.h
   // and the tracer's kernels (for every function, unsorted). Errors are reported in gen_autograd's
@@ -62,8 +60,8 @@ bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, c
   // the view functions'.
   MatchedDerivatives d;
   support::Diagnostics derivativesDiags, traceDiags;
-  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
-  std::thread loader([&] { loadDerivatives(derivativesPath, ops, derivativesDiags, d); });
+  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();  // (messages)
+  std::thread loader([&] { loadDerivatives(derivativesPath, derivativesDoc, ops, derivativesDiags, d); });
   dest::autograd::emitVariableTypeHeader(commentDir, fm);
   const bool traced = dest::autograd::emitTraceType(ops.functions(), commentDir, fm, traceDiags);
   loader.join();
@@ -108,7 +106,25 @@ bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, c
 bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::Diagnostics& diags,
                  AutogradReport& report) {
   support::PhaseTimer& timer = report.timer;
-  std::optional<model::Operators> ops = loadModel(options.files, model::LoadOptions{}, diags);
+  // gen_autograd parses derivatives.yaml before it reads the native functions (load_derivatives): here
+  // on a second thread while they load, its errors reported first.
+  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
+  support::Diagnostics derivativesDiags, modelDiags;
+  std::optional<support::YamlNode> derivativesDoc;
+  std::thread parser;
+  if (!options.annotatedFnArgs)
+    parser = std::thread([&] {
+      support::InputFiles inputs(derivativesDiags);
+      if (const std::optional<std::string> text = inputs.read(derivativesPath))
+        derivativesDoc = support::parseYaml(*text, derivativesPath, derivativesDiags);
+    });
+  std::optional<model::Operators> ops = loadModel(options.files, model::LoadOptions{}, modelDiags);
+  if (parser.joinable()) parser.join();
+  if (derivativesDiags.hasErrors()) {
+    diags.append(derivativesDiags);
+    return false;
+  }
+  diags.append(modelDiags);
   if (!ops) return false;
   report.functions = static_cast<int>(ops->functions().size());
   timer.lap("load");
@@ -116,7 +132,7 @@ bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::D
   TemplateCache templates(diags);
   FileManager fm(options.outputDir, templateDir, false, templates, outputs, diags);
   if (options.annotatedFnArgs) dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
-  else emitAutograd(options, *ops, templateDir, templates, fm, outputs, diags, timer);
+  else emitAutograd(options, *ops, *derivativesDoc, templateDir, templates, fm, outputs, diags, timer);
   timer.lap("emit");
   return !diags.hasErrors();
 }
