@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: opgen against the reference torchgen on the full ATen run (per-operator headers),
 # `opgen python` against torchgen's Python bindings (gen_python_functions) on ATen, and `opgen autograd`
-# against torchgen's autograd generators writing the same files (load_derivatives, VariableType.h of
-# gen_variable_type, gen_trace_type, gen_autograd_functions_lib, gen_variable_factories and gen_view_funcs, as
-# gen_autograd runs them), with the whole of gen_autograd for scale.
+# against `python -m torchgen.packaged.autograd.gen_autograd` on ATen.
 # Not a test: run it by hand, on an idle machine, after building (tool/scripts/dev.sh example).
 #
 #   tool/bench/bench.sh [RUNS] [all|aten|python|autograd]
@@ -113,19 +111,16 @@ fi
 if [[ $part == all || $part == autograd ]]; then
   pk=$root/torchgen/packaged
   ag_in=("$pk/ATen/native/native_functions.yaml" "$pk/ATen/native/tags.yaml")
-  ag_ref=(tool/test/reference/autograd_ref.py load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs)
   for ((i = 0; i < runs; i++)); do
-    mkdir -p "$work/agref$i" "$work/agfull$i"
-    run ag_reference "$ref" python "${ag_ref[@]}" "${ag_in[@]}" "$work/agref$i" "$pk/autograd"
-    run ag_full "$ref" python -m torchgen.packaged.autograd.gen_autograd "${ag_in[@]}" "$work/agfull$i" "$pk/autograd"
+    mkdir -p "$work/agref$i"
+    run ag_reference "$ref" python -m torchgen.packaged.autograd.gen_autograd "${ag_in[@]}" "$work/agref$i" "$pk/autograd"
     run ag_cold "$opgen" autograd "${ag_in[@]}" "$work/agopgen$i" "$pk/autograd"
     run ag_warm "$opgen" autograd "${ag_in[@]}" "$work/agopgen$i" "$pk/autograd"
   done
   diff -r "$work/agref0" "$work/agopgen0" >/dev/null || echo "bench: warning: opgen autograd's output differs from the reference's" >&2
-  table "$(printf 'Autograd of ATen, the %d files opgen writes, median of %d runs on %d cores' \
+  table "$(printf 'gen_autograd on ATen, %d files, median of %d runs on %d cores' \
           "$(find "$work/agref0" -type f | wc -l)" "$runs" "$(nproc)")" ag_reference ag_cold ag_warm \
-    "torchgen 2.14.1 (the same files)" ag_reference \
-    "torchgen 2.14.1 (all of gen_autograd)" ag_full \
+    "torchgen 2.14.1 (gen_autograd)" ag_reference \
     "opgen autograd (empty output folder)" ag_cold \
     "opgen autograd (nothing changed)" ag_warm
 fi

@@ -2,7 +2,9 @@
 // torchgen 2.14.1), family by family: only the families opgen writes are compared, each with the
 // reference's own generators for them (tool/test/reference/autograd_ref.py FAMILY,... ):
 //   gen_autograd's, as far as opgen writes them (`opgen autograd`), after load_derivatives' checks:
-//     variable_type_h      VariableType.h (gen_variable_type's header)
+//     variable_type        VariableType.h, VariableType_0..9.cpp, VariableTypeEverything.cpp,
+//                          templates/VariableType.cpp (gen_variable_type)
+//     inplace_or_view      ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp
 //     trace_type           TraceType_0..9.cpp, TraceTypeEverything.cpp (gen_trace_type)
 //     functions            Functions.h, Functions.cpp (gen_autograd_functions_lib)
 //     view_funcs           ViewFuncs.h, ViewFuncs.cpp (gen_view_funcs)
@@ -19,7 +21,8 @@
 //   AtenSubset   a subset of it cut at test time (tool/test/reference/dump_model.py subset)
 //   LibOps       tool/test/data/gen_conformance/libops.yaml (custom namespaces)
 //   PyOps        tool/test/data/python_conformance/ (Python binding corner cases)
-//   Factories    tool/test/data/autograd_conformance/factories.yaml (factories, annotated arguments)
+//   Factories    tool/test/data/autograd_conformance/factories.yaml (factories, annotated arguments) with
+//                its derivatives.yaml (nodes that keep every kind of value, in-place formulas)
 // and inputs that both refuse (opgen with one FILE:LINE:COL: error: line, writing nothing).
 //
 // The reference is shared/reference/torchgen-ref ($OPGEN_TORCHGEN_REF, else the path configured in
@@ -77,11 +80,15 @@ struct Family {
 
 std::set<std::string> autogradFiles() {
   std::set<std::string> files = {"VariableType.h", "variable_factories.h", "TraceTypeEverything.cpp", "Functions.h",
-                                 "Functions.cpp", "ViewFuncs.h", "ViewFuncs.cpp"};
+                                 "Functions.cpp", "ViewFuncs.h", "ViewFuncs.cpp", "ADInplaceOrViewType_0.cpp",
+                                 "ADInplaceOrViewType_1.cpp", "ADInplaceOrViewTypeEverything.cpp"};
   for (int i = 0; i < 10; ++i) files.insert("TraceType_" + std::to_string(i) + ".cpp");
+  for (int i = 0; i < 10; ++i) files.insert("VariableType_" + std::to_string(i) + ".cpp");
+  files.insert("VariableTypeEverything.cpp");
+  files.insert("templates/VariableType.cpp");
   return files;
 }
-const Family kAutograd{"load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs", "", autogradFiles()};
+const Family kAutograd{"load_derivatives,variable_type,inplace_or_view,trace_type,functions,variable_factories,view_funcs", "", autogradFiles()};
 std::set<std::string> autogradPythonFiles() {
   std::set<std::string> files = autogradFiles();
   for (const char* f : {"python_functions.h", "python_functionsEverything.cpp", "python_torch_functionsEverything.cpp",
@@ -94,7 +101,7 @@ std::set<std::string> autogradPythonFiles() {
   for (int i = 0; i < 3; ++i) files.insert("python_torch_functions_" + std::to_string(i) + ".cpp");
   return files;
 }
-const Family kAutogradPython{"load_derivatives,variable_type_h,trace_type,functions,variable_factories,view_funcs,python",
+const Family kAutogradPython{"load_derivatives,variable_type,inplace_or_view,trace_type,functions,variable_factories,view_funcs,python",
                              "--python", autogradPythonFiles()};
 const Family kAnnotatedFnArgs{"annotated_fn_args", "--annotated-fn-args", {"annotated_fn_args.py"}};
 
@@ -156,7 +163,7 @@ TEST(AutogradConformance, Aten) {
 }
 
 // The whole of gen_autograd on ATen (python -m torchgen.packaged.autograd.gen_autograd, with ATen's
-// derivatives.yaml): every file opgen writes is one of its files, with the same bytes.
+// derivatives.yaml): opgen writes the same 32 files, with the same bytes.
 TEST(AutogradConformance, AtenWholeGenAutograd) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-whole");
@@ -169,6 +176,7 @@ TEST(AutogradConformance, AtenWholeGenAutograd) {
   ASSERT_TRUE(opg.ok()) << opg.describe();
   const std::set<std::string> opgFiles = filesIn(dir / "opgen");
   EXPECT_EQ(opgFiles, kAutograd.files);
+  EXPECT_EQ(filesIn(dir / "ref"), opgFiles) << "opgen autograd writes other files than gen_autograd";
   for (const std::string& name : opgFiles) {
     ASSERT_TRUE(fs::exists(dir / "ref" / name)) << "gen_autograd does not write " << name;
     const std::string expected = readFile(dir / "ref" / name), actual = readFile(dir / "opgen" / name);
@@ -184,12 +192,12 @@ TEST(AutogradConformance, AtenRerunWritesNothing) {
   const auto before = fs::last_write_time(dir / "out/TraceType_3.cpp");
   ProcessResult again = runOpgen(kAutograd, dir / "out", aten());
   ASSERT_TRUE(again.ok()) << again.describe();
-  EXPECT_NE(again.err.find("0 files written, 17 unchanged"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("0 files written, 32 unchanged"), std::string::npos) << again.err;
   EXPECT_EQ(before, fs::last_write_time(dir / "out/TraceType_3.cpp"));
 }
 
-// ATen with derivatives.yaml edited at test time: every third entry removed (node counters, view copies,
-// foreach functions' references and in-place functions' out-of-place formulas shift) and entries added.
+// ATen with derivatives.yaml edited at test time: every third entry of a private operator removed (node
+// counters, view copies and functions without formulas shift) and entries added.
 TEST(AutogradConformance, AtenEditedDerivatives) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-edited");
@@ -200,7 +208,10 @@ TEST(AutogradConformance, AtenEditedDerivatives) {
     std::size_t next = text.find("\n- name:", from + 1);
     if (next == std::string::npos) next = text.size();
     const std::string chunk = text.substr(from, next - from);
-    if (chunk.find("- name:") == std::string::npos || entry++ % 3 != 1) edited += chunk;
+    // Every third entry of a private operator goes (not a foreach function's reference: gen_autograd
+    // needs those).
+    const bool isPrivate = chunk.find("- name: _") != std::string::npos && chunk.find("- name: _foreach") == std::string::npos;
+    if (!isPrivate || entry++ % 3 != 1) edited += chunk;
     from = next;
   }
   edited += "\n- name: _test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor\n"
@@ -218,25 +229,33 @@ TEST(AutogradConformance, AtenSubset) {
   TempDir dir("opgen-autograd-subset");
   const std::vector<std::string> prefixes = {"zeros", "empty", "arange", "rand", "full", "ones", "eye", "linspace",
                                              "round", "scatter", "diagonal", "conv", "linalg_", "fft_", "special_",
-                                             "_foreach_add", "max_pool", "from_file", "tril_indices"};
+                                             "max_pool", "from_file", "tril_indices"};
   std::vector<std::string> args = {(fs::path(OPGEN_TEST_SCRIPTS) / "dump_model.py").string(), "subset",
                                    aten().nativeFunctions.string(), (dir / "subset.yaml").string()};
   args.insert(args.end(), prefixes.begin(), prefixes.end());
   ProcessResult cut = reference().python(args);
   ASSERT_TRUE(cut.ok()) << "cannot cut the ATen subset: " << cut.describe();
-  conform(custom(dir / "subset.yaml", aten().tags, dir.path()), "ATen subset");
+  conform(custom(dir / "subset.yaml", aten().tags, dir.path(),
+                 "- name: round(Tensor self) -> Tensor\n  self: zeros_like(grad)\n  result: auto_element_wise\n"),
+          "ATen subset");
 }
 
 TEST(AutogradConformance, LibOps) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-libops");
-  conform(custom(dataDir() / "gen_conformance/libops.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()), "libops");
+  conform(custom(dataDir() / "gen_conformance/libops.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path(),
+                 "- name: foo(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  self: grad\n"
+                 "  other: maybe_multiply(grad, alpha.conj())\n  result: self_t + maybe_multiply(other_t, alpha)\n"),
+          "libops");
 }
 
 TEST(AutogradConformance, PyOps) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-pyops");
-  const Inputs in = custom(dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml", dir.path());
+  const Inputs in = custom(dataDir() / "python_conformance/pyops.yaml", dataDir() / "python_conformance/tags.yaml", dir.path(),
+                           "- name: ones2_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+                           "device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor\n"
+                           "  self: zeros_like(grad)\n");
   writeFile(in.autograd / "deprecated.yaml", readFile(dataDir() / "python_conformance/deprecated.yaml"));
   conform(in, "pyops");
 }
@@ -244,7 +263,8 @@ TEST(AutogradConformance, PyOps) {
 TEST(AutogradConformance, Factories) {
   REQUIRE_REFERENCE();
   TempDir dir("opgen-autograd-factories");
-  conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path()),
+  conform(custom(dataDir() / "autograd_conformance/factories.yaml", dataDir() / "gen_conformance/tags.yaml", dir.path(),
+                 readFile(dataDir() / "autograd_conformance/derivatives.yaml")),
           "factories", {&kAutograd, &kAnnotatedFnArgs});  // (gen_python_functions cannot bind all of them)
 }
 
@@ -254,7 +274,8 @@ struct Refusal {
   const Family* family;
   const char* yaml;     // appended to factories.yaml
   const char* message;  // part of opgen's error
-  const char* derivatives = "[]\n";  // AUTOGRAD_DIR/derivatives.yaml
+  // AUTOGRAD_DIR/derivatives.yaml (gen_autograd needs an entry for the key Default).
+  const char* derivatives = "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad * fill\n";
 };
 
 class AutogradRefusal : public ::testing::TestWithParam<Refusal> {};
@@ -288,11 +309,27 @@ INSTANTIATE_TEST_SUITE_P(
                 "\n- func: masked(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: masked\n", "argument 'mask'"},
         Refusal{"FixedSizeListReturn", &kAutograd,
                 "\n- func: odd(Tensor self) -> (Tensor, Tensor[2])\n  dispatch:\n    CPU: odd\n", "fixed size list returns"},
+        Refusal{"NoDefaultFormulas", &kAutograd, "", "no entry of derivatives.yaml is for the key Default", "[]\n"},
         Refusal{"DerivativesOfUnknownFunction", &kAutograd, "",
                 "could not find ATen function for schema: frob(Tensor self) -> Tensor",
                 "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
+        // Like gen_autograd, derivatives.yaml's problem is the one reported (it is read first).
+        Refusal{"DerivativesBeforeKernels", &kAutograd,
+                "\n- func: masked(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: masked\n",
+                "could not find ATen function for schema: frob(Tensor self) -> Tensor",
+                "- name: frob(Tensor self) -> Tensor\n  self: grad\n"},
+        // gen_autograd parses derivatives.yaml before the native functions.
+        Refusal{"DerivativesSyntaxBeforeNativeFunctions", &kAutograd,
+                "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n", "derivatives.yaml:2:1: error: invalid YAML",
+                "- name: [unclosed\n"},
         Refusal{"DerivativesGradsMixed", &kAutograd, "", "illegally mixes use of 'grad' and 'grads'",
                 "- name: plain_like(Tensor self, float fill=0.5) -> Tensor\n  self: grad + grads[0]\n"},
+        Refusal{"NodeKeepsNonOwningReference", &kAutograd, "", "looks like it contains a non-owning reference",
+                "- name: mixed(Tensor self, Tensor? weight, Scalar[] values, float[] ratios, Stream s, *, Tensor?[] indices, "
+                "str reduce) -> Tensor\n  self: grad * ratios[0]\n"},
+        Refusal{"FormulaForCompositeImplicit", &kAutograd, "\n- func: implicit_op(Tensor self) -> Tensor\n",
+                "There's a formula for implicit_op",
+                "- name: implicit_op(Tensor self) -> Tensor\n  self: grad\n"},
         Refusal{"UnknownSchemaType", &kAutograd, "\n- func: weird(Tensor self, Frobnicator f) -> Tensor\n",
                 "Frobnicator"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });

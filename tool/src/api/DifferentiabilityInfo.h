@@ -20,6 +20,7 @@
 #include "api/Types.h"
 #include "model/Operators.h"
 #include "support/Diagnostics.h"
+#include "support/Yaml.h"
 
 namespace opgen::api::autograd {
 
@@ -89,6 +90,9 @@ struct LoadedDerivatives {
 // Reads ATen's derivatives.yaml (`path` names it in messages) against `ops` (with their view copies).
 // nullopt after reporting the first problem, as FILE:LINE:COL: error: at the entry.
 std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, std::string_view content,
+                                                     const model::Operators& ops, support::Diagnostics& diags);
+// The same from the file's YAML, parsed already (torchgen parses it before the native functions).
+std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, const support::YamlNode& doc,
                                                      const model::Operators& ops, support::Diagnostics& diags);
 
 // A function and its infos (torchgen's NativeFunctionWithDifferentiabilityInfo).

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "api/Cpp.h"
 #include "api/DifferentiabilityInfo.h"
+#include "dest/autograd/ADInplaceOrViewType.h"
 #include "dest/autograd/AnnotatedFnArgs.h"
 #include "dest/autograd/Functions.h"
 #include "dest/autograd/TraceType.h"
@@ -14,6 +16,8 @@
 #include "dest/autograd/ViewFuncs.h"
 #include "gen/Command.h"
 #include "gen/Python.h"
+#include "support/Yaml.h"
+#include "gen/PurePath.h"
 
 namespace opgen::gen {
 
@@ -31,52 +35,104 @@ std::vector<const model::NativeFunction*> sortedByCppName(const std::vector<cons
   return out;
 }
 
+// derivatives.yaml read, checked and matched with the functions as gen_autograd does (matching adds the
+// foreach functions' formulas to the derivatives); false after reporting.
+struct MatchedDerivatives {
+  std::optional<api::autograd::LoadedDerivatives> loaded;
+  std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos;
+};
+bool loadDerivatives(const std::string& path, const support::YamlNode& doc, const model::Operators& ops,
+                     support::Diagnostics& diags, MatchedDerivatives& out) {
+  out.loaded = api::autograd::loadAtenDerivatives(path, doc, ops, diags);
+  if (!out.loaded) return false;
+  out.withInfos = api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops.functions()), *out.loaded, diags);
+  return out.withInfos.has_value();
+}
+
+// gen_autograd's files (and with --python gen_autograd_python's); false after reporting.
+bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, const support::YamlNode& derivativesDoc,
+                  const std::string& templateDir, TemplateCache& templates, FileManager& fm, OutputDirs& outputs,
+                  support::Diagnostics& diags, support::PhaseTimer& timer) {
+  const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
+  // The derivatives are read on a second thread while what does not need them is made: VariableType.h
+  // and the tracer's kernels (for every function, unsorted). Errors are reported in gen_autograd's
+  // order: derivatives.yaml's, the ADInplaceOrView kernels', the tracer's, the nodes', the factories',
+  // the view functions'.
+  MatchedDerivatives d;
+  support::Diagnostics derivativesDiags, traceDiags;
+  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();  // (messages)
+  std::thread loader([&] { loadDerivatives(derivativesPath, derivativesDoc, ops, derivativesDiags, d); });
+  dest::autograd::emitVariableTypeHeader(commentDir, fm);
+  const bool traced = dest::autograd::emitTraceType(ops.functions(), commentDir, fm, traceDiags);
+  loader.join();
+  if (derivativesDiags.hasErrors()) {
+    diags.append(derivativesDiags);
+    return false;
+  }
+  timer.lap("derivatives, tracer");
+  // gen_variable_type writes OUT/templates/VariableType.cpp and renders the kernels' files from it.
+  const std::string madeTemplates = options.outputDir + "/templates";
+  FileManager templatesFm(madeTemplates, templateDir, false, templates, outputs, diags);
+  const std::optional<std::string> kernelsTemplate =
+      dest::autograd::emitVariableTypeTemplate(d.loaded->usedDispatchKeys, templatesFm);
+  if (!kernelsTemplate) return false;
+  templates.provide(joinPurePath(madeTemplates, "VariableType.cpp"), *kernelsTemplate);
+  FileManager kernelsFm(options.outputDir, madeTemplates, false, templates, outputs, diags);
+  if (!dest::autograd::emitVariableTypeKernels(*d.withInfos, d.loaded->usedDispatchKeys, commentDir, derivativesPath,
+                                               kernelsFm, diags) ||
+      diags.hasErrors())
+    return false;
+  if (!dest::autograd::emitADInplaceOrViewType(*d.withInfos, commentDir, fm, diags)) return false;
+  if (!traced) {
+    diags.append(traceDiags);
+    return false;
+  }
+  if (!dest::autograd::emitFunctions(*d.loaded, commentDir, fm, diags) ||
+      !dest::autograd::emitVariableFactories(ops.functions(), commentDir, fm, diags) ||
+      !dest::autograd::emitViewFuncs(*d.withInfos, commentDir, fm, diags))
+    return false;
+  if (!options.python) return true;
+  // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
+  // node classes of the same infos, the foreach functions' included, and the Python bindings.
+  if (!dest::autograd::emitPythonFunctions(*d.loaded, commentDir, fm, diags)) return false;
+  PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
+                   options.outputDir, options.commentDir};
+  PythonReport pyReport;
+  return runPython(py, outputs, diags, pyReport);
+}
+
 }  // namespace
 
 bool runAutograd(const AutogradOptions& options, OutputDirs& outputs, support::Diagnostics& diags,
                  AutogradReport& report) {
   support::PhaseTimer& timer = report.timer;
-  std::optional<model::Operators> ops = loadModel(options.files, model::LoadOptions{}, diags);
+  // gen_autograd parses derivatives.yaml before it reads the native functions (load_derivatives): here
+  // on a second thread while they load, its errors reported first.
+  const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
+  support::Diagnostics derivativesDiags, modelDiags;
+  std::optional<support::YamlNode> derivativesDoc;
+  std::thread parser;
+  if (!options.annotatedFnArgs)
+    parser = std::thread([&] {
+      support::InputFiles inputs(derivativesDiags);
+      if (const std::optional<std::string> text = inputs.read(derivativesPath))
+        derivativesDoc = support::parseYaml(*text, derivativesPath, derivativesDiags);
+    });
+  std::optional<model::Operators> ops = loadModel(options.files, model::LoadOptions{}, modelDiags);
+  if (parser.joinable()) parser.join();
+  if (derivativesDiags.hasErrors()) {
+    diags.append(derivativesDiags);
+    return false;
+  }
+  diags.append(modelDiags);
   if (!ops) return false;
   report.functions = static_cast<int>(ops->functions().size());
   timer.lap("load");
-
   const std::string templateDir = (fs::path(options.autogradDir) / "templates").string();
   TemplateCache templates(diags);
   FileManager fm(options.outputDir, templateDir, false, templates, outputs, diags);
-  if (options.annotatedFnArgs) {
-    dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
-  } else {
-    // derivatives.yaml, read and checked as gen_autograd does.
-    const std::string derivativesPath = (fs::path(options.autogradDir) / "derivatives.yaml").string();
-    support::InputFiles inputs(diags);
-    const std::optional<std::string> text = inputs.read(derivativesPath);
-    if (!text) return false;
-    std::optional<api::autograd::LoadedDerivatives> derivatives =
-        api::autograd::loadAtenDerivatives(derivativesPath, *text, *ops, diags);
-    if (!derivatives) return false;
-    // Matching the functions with their formulas adds the foreach functions' formulas to the derivatives.
-    const std::optional<std::vector<api::autograd::FunctionWithInfo>> withInfos =
-        api::autograd::matchDifferentiabilityInfo(sortedByCppName(ops->functions()), *derivatives, diags);
-    if (!withInfos) return false;
-    timer.lap("derivatives");
-    const std::string commentDir = options.commentDir.value_or(templateDirForComments(templateDir));
-    // gen_autograd's order: VariableType.h, the tracer's kernels (for every function, unsorted), the factories.
-    dest::autograd::emitVariableTypeHeader(commentDir, fm);
-    if (dest::autograd::emitTraceType(ops->functions(), commentDir, fm, diags) &&
-        dest::autograd::emitFunctions(*derivatives, commentDir, fm, diags) &&
-        dest::autograd::emitVariableFactories(ops->functions(), commentDir, fm, diags) &&
-        dest::autograd::emitViewFuncs(*withInfos, commentDir, fm, diags) && options.python) {
-      // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
-      // node classes of the same infos, the foreach functions' included, and the Python bindings.
-      if (!dest::autograd::emitPythonFunctions(*derivatives, commentDir, fm, diags)) return false;
-      timer.lap("emit");
-      PythonOptions py{options.files, (fs::path(options.autogradDir) / "deprecated.yaml").string(), templateDir,
-                       options.outputDir, options.commentDir};
-      PythonReport pyReport;
-      return runPython(py, outputs, diags, pyReport) && !diags.hasErrors();
-    }
-  }
+  if (options.annotatedFnArgs) dest::autograd::emitAnnotatedFnArgs(ops->functions(), fm, diags);
+  else emitAutograd(options, *ops, *derivativesDoc, templateDir, templates, fm, outputs, diags, timer);
   timer.lap("emit");
   return !diags.hasErrors();
 }
@@ -89,19 +145,18 @@ ATen's autograd code, as torchgen's packaged/autograd generators write it, byte 
 positional arguments; AUTOGRAD_DIR holds derivatives.yaml, deprecated.yaml and templates/ (read at run
 time). Files whose content is unchanged are not rewritten; on any error no file is changed.
 
-NOT YET A DROP-IN for `python -m torchgen.packaged.autograd.gen_autograd`: of gen_autograd's files it
-writes only
-  VariableType.h, TraceType_0..9.cpp, TraceTypeEverything.cpp, Functions.h, Functions.cpp,
-  variable_factories.h, ViewFuncs.h, ViewFuncs.cpp
-and not yet VariableType_0..9.cpp, VariableTypeEverything.cpp,
-ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp and templates/VariableType.cpp. What
-gen_autograd_python writes is written with --python. derivatives.yaml is read and checked as gen_autograd
-reads it.
+A drop-in for `python -m torchgen.packaged.autograd.gen_autograd`: it writes the same 32 files
+(VariableType.h, VariableType_0..9.cpp, VariableTypeEverything.cpp, templates/VariableType.cpp,
+ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp, TraceType_0..9.cpp,
+TraceTypeEverything.cpp, Functions.h, Functions.cpp, variable_factories.h, ViewFuncs.h, ViewFuncs.cpp)
+and refuses what it refuses, derivatives.yaml included. (templates/VariableType.cpp names its
+generator as that command line does: torchgen/packaged/autograd/gen_autograd.py.)
 
 Options:
   --python             also write what gen_autograd_python writes when PyTorch's generate_code runs it
                        after gen_autograd (in the same process, so with the foreach functions' nodes):
-                       python_functions.h, python_functions_0..4.cpp and the Python bindings (the 14
+                       python_functions.h, python_functions_0..4.cpp, python_functionsEverything.cpp
+                       and the Python bindings (the 14
                        files of `opgen python`, with AUTOGRAD_DIR/deprecated.yaml)
   --annotated-fn-args  write what gen_annotated_fn_args writes (annotated_fn_args.py, a drop-in for
                        `python -m torchgen.packaged.autograd.gen_annotated_fn_args`) instead

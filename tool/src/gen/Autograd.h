@@ -3,8 +3,7 @@
 // gen_annotated_fn_args.py (the same arguments). AUTOGRAD_DIR holds derivatives.yaml, deprecated.yaml
 // and templates/.
 //
-// Not yet a drop-in for gen_autograd: of its files it writes only those whose family is finished and
-// tested byte for byte against the reference (AutogradFamily); see kAutogradWrites.
+// Every file gen_autograd writes, byte for byte (and with --python gen_autograd_python's).
 #pragma once
 
 #include <optional>

@@ -142,6 +142,11 @@ const support::CodeTemplate* TemplateCache::get(const std::string& path) {
   return it->second ? &*it->second : nullptr;
 }
 
+void TemplateCache::provide(const std::string& path, std::string_view text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  templates_.emplace(path, support::CodeTemplate(text, path));
+}
+
 // --- FileManager -----------------------------------------------------------------------------
 
 FileManager::FileManager(std::string installDir, std::string templateDir, bool dryRun, TemplateCache& templates,

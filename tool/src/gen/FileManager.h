@@ -82,6 +82,9 @@ class TemplateCache {
   explicit TemplateCache(support::Diagnostics& diags) : inputs_(diags) {}
   // nullptr after reporting "PATH: error: cannot read template: ...".
   const support::CodeTemplate* get(const std::string& path);
+  // Makes `text` the template at `path` (a template made by the run itself, as torchgen's
+  // gen_variable_type writes one and reads it back), unless that path was read already.
+  void provide(const std::string& path, std::string_view text);
   // Every template read (for depfiles).
   const std::vector<std::string>& paths() const { return inputs_.paths(); }
 

@@ -16,9 +16,9 @@
 #       left), so a build that sees a new stamp need not run opgen again; either way the next run
 #       leaves exactly the new files. Without strace: exit 77.
 #
-# Each for `opgen library`, `opgen backend`, `opgen python` and `opgen gen` (the last three read
-# torchgen 2.14.1's ATen from the reference, TORCHGEN_REF; without it only `opgen library` is
-# tested). Mounting needs root: without it, the first two exit with 77 (skipped), saying why.
+# Each for `opgen library`, `opgen backend`, `opgen python`, `opgen gen` and `opgen autograd --python`
+# (the last four read torchgen 2.14.1's ATen or templates from the reference, TORCHGEN_REF; without it
+# only `opgen library` is tested). Mounting needs root: without it, the first two exit with 77 (skipped), saying why.
 set -euo pipefail
 
 mode=${1:?usage: output_faults.sh full-disk|read-only|kill|kill-steps OPGEN SOURCE_DIR [TORCHGEN_REF] [ROUNDS]}
@@ -50,7 +50,7 @@ mv "$work/in/library/ops.yaml" "$work/in/library/a.yaml"
 aten=""
 if [[ -n $ref && -x $ref ]] && root=$("$ref" root 2>/dev/null) && [[ -d $root/torchgen/packaged/ATen ]]; then
   aten=$root/torchgen/packaged/ATen
-  products+=(backend python gen)
+  products+=(backend python gen autograd)
   extra='- func: faults_extra(Tensor self, Tensor other) -> Tensor
   variants: function, method
   dispatch:
@@ -72,6 +72,14 @@ if [[ -n $ref && -x $ref ]] && root=$("$ref" root 2>/dev/null) && [[ -d $root/to
   cp "$py/pyops.yaml" "$work/in/python/a/ops.yaml"
   { cat "$py/pyops.yaml"; printf '\n- func: faults_extra(Tensor self) -> Tensor\n  variants: function, method\n'; } \
     > "$work/in/python/b/ops.yaml"
+  # opgen autograd on the same operators: an AUTOGRAD_DIR of its own (one formula, the reference's templates).
+  for v in a b; do
+    mkdir -p "$work/in/autograd/$v"
+    cp "$work/in/python/$v/ops.yaml" "$py/tags.yaml" "$py/deprecated.yaml" "$work/in/autograd/$v/"
+    printf '%s\n' '- name: ones2_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor' \
+      '  self: zeros_like(grad)' >"$work/in/autograd/$v/derivatives.yaml"
+    ln -s "$root/torchgen/packaged/autograd/templates" "$work/in/autograd/$v/templates"
+  done
 else
   echo "note: no reference torchgen (TORCHGEN_REF '$ref'): only opgen library is tested"
 fi
@@ -89,6 +97,8 @@ command_for() {
                --deprecated "$work/in/python/$v/deprecated.yaml" -o "$out" ;;
     gen) echo "$opgen" gen -s "$work/in/gen/$v" -d "$out/aten" --aoti-install-dir "$out/aoti" \
                -o "$out/deps.cmake" ;;
+    autograd) echo "$opgen" autograd --python --comment-dir templates "$work/in/autograd/$v/ops.yaml" \
+               "$work/in/autograd/$v/tags.yaml" "$out" "$work/in/autograd/$v" ;;
   esac
 }
 run() { $(command_for "$@") >"$work/stdout" 2>"$work/stderr"; }

@@ -13,6 +13,10 @@ FAMILY (each run as gen_autograd runs it):
   python               what gen_autograd_python writes after the above in the same process (as PyTorch's
                        generate_code runs it): python_functions*, and the Python bindings
   variable_type_h      VariableType.h (gen_variable_type, run without functions: only its header is kept)
+  variable_type        gen_variable_type (VariableType.h, VariableType_0..9.cpp, VariableTypeEverything.cpp and
+                       templates/VariableType.cpp, whose comment names the generator as
+                       `python -m torchgen.packaged.autograd.gen_autograd` runs it)
+  inplace_or_view      gen_inplace_or_view_type (ADInplaceOrViewType_0..1.cpp, ADInplaceOrViewTypeEverything.cpp)
   trace_type           gen_trace_type (TraceType_0..9.cpp, TraceTypeEverything.cpp)
   variable_factories   gen_variable_factories (variable_factories.h)
   annotated_fn_args    gen_annotated_fn_args.gen_annotated (annotated_fn_args.py)
@@ -50,9 +54,9 @@ def matched(native: str, tags: str, autograd_dir: str):
         from torchgen.gen import parse_native_yaml
         from torchgen.packaged.autograd.load_derivatives import load_derivatives
 
-        infos, _ = load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
+        infos, used_keys = load_derivatives(os.path.join(autograd_dir, "derivatives.yaml"), native, tags)
         fns = sorted(parse_native_yaml(native, tags).native_functions, key=lambda f: cpp.name(f.func))
-        _matched = infos, match_differentiability_info(fns, infos)
+        _matched = infos, match_differentiability_info(fns, infos), used_keys
     return _matched
 
 
@@ -65,21 +69,36 @@ def run(family: str, native: str, tags: str, out: str, autograd_dir: str) -> int
     elif family == "functions":
         from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_lib
 
-        infos, _ = matched(native, tags, autograd_dir)
+        infos, _, _ = matched(native, tags, autograd_dir)
         gen_autograd_functions_lib(out, infos, templates)
     elif family == "view_funcs":
         from torchgen.packaged.autograd.gen_view_funcs import gen_view_funcs
 
-        _, fns_with_infos = matched(native, tags, autograd_dir)
+        _, fns_with_infos, _ = matched(native, tags, autograd_dir)
         gen_view_funcs(out, fns_with_infos, templates)
     elif family == "python":
         from torchgen.packaged.autograd import gen_python_functions
         from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_python
 
-        infos, _ = matched(native, tags, autograd_dir)
+        infos, _, _ = matched(native, tags, autograd_dir)
         gen_autograd_functions_python(out, infos, templates)
         deprecated = os.path.join(autograd_dir, "deprecated.yaml")
         gen_python_functions.gen(out, native, tags, deprecated, templates)
+    elif family == "inplace_or_view":
+        from torchgen.packaged.autograd.gen_inplace_or_view_type import gen_inplace_or_view_type
+
+        _, fns_with_infos, _ = matched(native, tags, autograd_dir)
+        gen_inplace_or_view_type(out, native, tags, fns_with_infos, templates)
+    elif family == "variable_type":
+        import torchgen
+        from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
+
+        # FileManager names the running script in the comment of the template it writes.
+        sys.modules["__main__"].__file__ = os.path.join(
+            os.path.dirname(torchgen.__file__), "packaged", "autograd", "gen_autograd.py"
+        )
+        _, fns_with_infos, used_keys = matched(native, tags, autograd_dir)
+        gen_variable_type(out, native, tags, fns_with_infos, templates, used_keys)
     elif family == "variable_type_h":
         from torchgen.packaged.autograd.gen_variable_type import gen_variable_type
 

@@ -150,20 +150,6 @@ std::string formatPostrecordTrace(const NativeFunction& f) {
   return fill(kPostRecordTrace, TemplateEnv().set("add_trace_outputs", addOutputs(returnNames)));
 }
 
-std::string tieReturnValues(const NativeFunction& f) {
-  if (f.func.returns.size() == 1) return "auto " + f.func.returns[0].name.value_or("result");
-  return "auto [" + support::join(api::cpp::returnNames(f), ", ") + "]";
-}
-
-std::string returnValue(const NativeFunction& f) {
-  const std::vector<std::string> names = api::cpp::returnNames(f);
-  if (f.func.returns.size() == 1) return names[0];
-  if (f.func.kind() == SchemaKind::Out) return "std::forward_as_tuple(" + support::join(names, ", ") + ")";
-  std::vector<std::string> moved;
-  for (const std::string& n : names) moved.push_back("std::move(" + n + ")");
-  return "std::make_tuple(" + support::join(moved, ", ") + ")";
-}
-
 std::vector<std::string> traceBody(const NativeFunction& f, const api::Options& options) {
   std::vector<std::string> body = {formatPrerecordTrace(f)};
   const api::DispatcherSignature sig = api::DispatcherSignature::fromSchema(f.func, options);
@@ -200,6 +186,20 @@ std::string methodRegistration(const NativeFunction& f) {
 }
 
 }  // namespace
+
+std::string tieReturnValues(const NativeFunction& f) {
+  if (f.func.returns.size() == 1) return "auto " + f.func.returns[0].name.value_or("result");
+  return "auto [" + support::join(api::cpp::returnNames(f), ", ") + "]";
+}
+
+std::string returnValue(const NativeFunction& f) {
+  const std::vector<std::string> names = api::cpp::returnNames(f);
+  if (f.func.returns.size() == 1) return names[0];
+  if (f.func.kind() == SchemaKind::Out) return "std::forward_as_tuple(" + support::join(names, ", ") + ")";
+  std::vector<std::string> moved;
+  for (const std::string& n : names) moved.push_back("std::move(" + n + ")");
+  return "std::make_tuple(" + support::join(moved, ", ") + ")";
+}
 
 bool isManualAutogradOrTracer(const std::string& cppName) {
   static const std::set<std::string> kManual = {

@@ -23,6 +23,10 @@ bool emitTraceType(const std::vector<const model::NativeFunction*>& functions, c
 // by C++ name: no generated Tracer or Autograd kernel.
 bool isManualAutogradOrTracer(const std::string& cppName);
 
+// torchgen's tie_return_values ("auto result" / "auto [a, b]") and get_return_value (what a kernel returns).
+std::string tieReturnValues(const model::NativeFunction& f);
+std::string returnValue(const model::NativeFunction& f);
+
 // torchgen's type_wrapper_name: the C++ name, "_OVERLOAD" when it has one, "_KEY" unless key is Default.
 std::string typeWrapperName(const model::NativeFunction& f, const std::string& key = "Default");
 

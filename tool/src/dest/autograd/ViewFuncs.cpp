@@ -242,6 +242,8 @@ std::optional<TemplateEnv> viewFuncEnv(const NativeFunction& fn, support::Diagno
 
 }  // namespace
 
+std::string viewFuncClassName(const NativeFunction& f) { return viewFuncName(f, true); }
+
 bool useDerived(const api::autograd::FunctionWithInfo& fn) {
   if (isManualAutogradOrTracer(api::cpp::name(fn.func->func))) return false;
   if (fn.func->isAbstract) return true;

@@ -21,6 +21,9 @@ bool emitViewFuncs(const std::vector<api::autograd::FunctionWithInfo>& functions
 // autograd (not one of the hand-written ones, and abstract or with formulas).
 bool useDerived(const api::autograd::FunctionWithInfo& fn);
 
+// torchgen's view_func_name: the ViewFunc class of a view ("TransposeIntViewFunc").
+std::string viewFuncClassName(const model::NativeFunction& f);
+
 // torchgen's get_view_info: the argument whose view the function returns (VIEW_FUNCTIONS, or "self" for
 // the other functions that return views of their input), or nullptr.
 const std::string* viewInfo(const model::NativeFunction& f);
