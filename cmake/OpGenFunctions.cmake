@@ -550,8 +550,8 @@ endfunction()
 # unified diff of each difference. EXPECTED_DIR may name several folders, from the most shared to the
 # most specific (golden/common golden/torch2 golden/torch2.6): each file is expected as the last of
 # them that has it holds it, and a folder that does not exist holds nothing. To accept new output,
-# run the test with OPGEN_UPDATE_GOLDEN=1 in the environment: it then writes each changed file into
-# the folder that held it (new files into the first) and says which.
+# run the test with OPGEN_UPDATE_GOLDEN=1 in the environment: it then writes each changed or new file
+# into the most specific folder that exists and says which (OpGenGoldenCompare.cmake).
 function(opgen_add_golden_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY" "EXPECTED_DIR")
   set(who "opgen_add_golden_test(${arg_NAME})")

@@ -2,9 +2,10 @@
 # Compares every generated file with its expected copy (and reports files only one side has), printing
 # a unified diff for each difference. EXPECTED lists folders from the most shared to the most specific:
 # a file's expected copy is the one in the last folder that has it. With OPGEN_UPDATE_GOLDEN=1 in the
-# environment it updates the expected files instead, naming each: a changed file is written into the
-# folder that held it (a new one into the first), a file no longer generated is removed, and a copy
-# in a specific folder equal to the one a more shared folder holds is removed as redundant.
+# environment it updates the expected files instead, naming each: a changed or new file is written into
+# the most specific folder that exists (make golden/torch2.6 first to keep what only 2.6 generates
+# there), a file no longer generated is removed, and a copy in a specific folder equal to the one a
+# more shared folder holds is removed as redundant.
 cmake_minimum_required(VERSION 3.22)  # if(... IN_LIST ...) below (CMP0057; -P scripts start with old policies)
 file(GLOB_RECURSE generated RELATIVE "${GENERATED}" "${GENERATED}/include/*" "${GENERATED}/src/*"
      "${GENERATED}/python/*.pyi")  # not __init__.py: it names the library's path on this machine
@@ -12,7 +13,12 @@ if(NOT generated)
   message(FATAL_ERROR "golden: nothing generated in ${GENERATED} (build the library first)")
 endif()
 string(REPLACE "|" ";" layers "${EXPECTED}")
-list(GET layers 0 first)
+list(GET layers 0 specific)  # the most specific folder that exists (the first if none does)
+foreach(layer IN LISTS layers)
+  if(IS_DIRECTORY "${layer}")
+    set(specific "${layer}")
+  endif()
+endforeach()
 
 # holder_<file>: the last folder holding the file; shared_<file>: the one before it that holds it.
 set(expected "")
@@ -43,9 +49,15 @@ if("$ENV{OPGEN_UPDATE_GOLDEN}" STREQUAL "1")
     endif()
   endforeach()
   foreach(f IN LISTS generated)
-    set(target "${first}")
+    set(target "${specific}")
     if(DEFINED "holder_${f}")
-      set(target "${holder_${f}}")
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${GENERATED}/${f}" "${holder_${f}}/${f}" RESULT_VARIABLE same)
+      if(same EQUAL 0)
+        continue()
+      endif()
+      if(NOT "${holder_${f}}" STREQUAL "${specific}")
+        set("shared_${f}" "${holder_${f}}")  # what a copy in the specific folder would repeat
+      endif()
     endif()
     execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${GENERATED}/${f}" "${target}/${f}" RESULT_VARIABLE same)
     if(NOT same EQUAL 0)
