@@ -128,6 +128,23 @@ def missing_checks():
     return missing
 
 
+# What functionalization needs to trace an operator that writes to an argument (AOTAutograd, and so
+# opcheck's test_aot_dispatch_* and torch.compile): at::Tag inplace / out on the schema, which opgen
+# registers where at::Tag has them (2.13 and later; PyTorch 2.6 has neither).
+FUNCTIONALIZED_CHECKS = ("test_aot_dispatch_static", "test_aot_dispatch_dynamic", "compile_static", "compile_dynamic")
+
+
+def missing_checks_of(op):
+    """The checks this PyTorch cannot run on op (a mutating custom operator without the tags)."""
+    schema = op._schema
+    mutates = any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+    if not mutates or (hasattr(torch.Tag, "inplace") and hasattr(torch.Tag, "out")):
+        return {}
+    why = (f"PyTorch {torch.__version__} has no at::Tag inplace and out, without which it does not functionalize "
+           f"a custom in-place or out= operator (2.13 and later)")
+    return {check: why for check in FUNCTIONALIZED_CHECKS}
+
+
 def first_line(ex):
     text = f"{type(ex).__name__}: {ex}".strip()
     for line in text.splitlines():
@@ -157,10 +174,11 @@ def main():
             counts["FAIL"] += 1
             continue
         calls = [as_call(s) for s in samples[name]]
+        missing_here = {**missing, **missing_checks_of(op)}
         for check in CHECKS:
             key = f"{ns}::{name} {check}"
-            if check in missing:
-                print(f"{key}: SKIP ({missing[check]})")
+            if check in missing_here:
+                print(f"{key}: SKIP ({missing_here[check]})")
                 counts["SKIP"] += 1
                 continue
             why_not = expected_failures.get((name, check))
