@@ -481,7 +481,31 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
     # TORCH_VERSION overrides the version of the Torch found.
     grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-version 1\.13 --include-prefix=" "$build" ||
       fail "TORCH_VERSION 1.13 is not passed to opgen"
+    # ... and the facts read from the headers: the code is spelled for that release alone.
+    ! grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-facts" "$build" ||
+      fail "TORCH_VERSION given, yet the headers' facts are passed to opgen"
     echo "ok: a pip-like installation"
+    # pip in a virtual environment (lib/python3.N/site-packages/{torch,torchgen}, Torch_DIR in
+    # torch/share/cmake/Torch, what torch.utils.cmake_prefix_path leads to), without TORCH_VERSION:
+    # its native_functions.yaml, the version found and every fact read from the headers are passed.
+    venv=$work/venv/lib/python3.12/site-packages
+    mkdir -p "$venv/torch/share/cmake/Torch" "$venv/torchgen/packaged/ATen/native"
+    cp "$aten/native_functions.yaml" "$aten/tags.yaml" "$venv/torchgen/packaged/ATen/native/"
+    rm -rf "$build"
+    cp "$work/CMakeLists.orig" "$work/src/CMakeLists.txt"
+    printf 'set(Torch_DIR %s)\nadd_dispatch_backend(venv YAML backend.yaml SOURCES kernels.cpp device.cpp)\n' \
+      "$venv/torch/share/cmake/Torch" >>"$work/src/CMakeLists.txt"
+    configure >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "a virtual environment's native_functions.yaml was not found"; }
+    grep -rqF --include=build.ninja --include=build.make -- \
+      "--native-functions $venv/torchgen/packaged/ATen/native/native_functions.yaml" "$build" ||
+      fail "the virtual environment's native_functions.yaml is not the one used"
+    command=$(grep -rhoE --include=build.ninja --include=build.make -- "venv_generated .*--torch-facts [^ ]+" "$build" | head -n1)
+    for fact in std-optional slow-intarrayref-names intrusive-nodes view-funcs reverse-view-funcs named-tensors \
+                diagnostic-macros; do
+      [[ $command =~ --torch-facts\ ([^ ]*,)?$fact=[01] ]] || fail "fact $fact is not passed to opgen: $command"
+    done
+    [[ $command =~ --torch-version\ [0-9]+\.[0-9]+ ]] || fail "the version found is not passed to opgen: $command"
+    echo "ok: pip in a virtual environment, facts from the headers"
     # ... whose torch/version.py names another version than the Torch found: not taken.
     echo "__version__ = '0.1.0'" >"$pip/torch/version.py"
     expect_configure_error "another version's native_functions.yaml" \
