@@ -82,9 +82,10 @@ case $mode in
     if [[ $5 == gpu ]]; then
       # PyTorch's CMake package (pip's, with CUDA) beside opgen's.
       torch_prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-      configure -DCUDAOPS_CUDA=ON -DCMAKE_PREFIX_PATH="$where;$torch_prefix" >/dev/null
+      configure -DCUDAOPS_CUDA=ON -DCMAKE_PREFIX_PATH="$where;$torch_prefix" -DPYTHON3="$(command -v python3)" >/dev/null
     else
-      configure -DCUDAOPS_CUDA=OFF >/dev/null
+      # The runtime's Debian PyTorch, as the other projects' Python tests use.
+      configure -DCUDAOPS_CUDA=OFF -DPYTHON3=/usr/bin/python3 >/dev/null
     fi
     build_log >/dev/null
     # Verbose: the tests' own counts are the summary of run_on_gpu.sh.
@@ -338,12 +339,13 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     [[ -f $aten/native/native_functions.yaml ]] || { echo "SKIP: no $aten (python3-torch)"; exit 77; }
     version=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null) || { echo "SKIP: no libtorch-dev"; exit 77; }
     major=${version%%.*}
+    release=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$version")  # the table's row: the facts of that release
     std=c++17
     [[ $major -ge 2 ]] && std=c++20
     compile() { g++ -std=$std -fsyntax-only -I "$1" -I /usr/include/torch/csrc/api/include "$2" || fail "$2 does not compile"; }
     for yaml in "$here/../tool/test/data/backend_conformance/keys.yaml" "$here/backend/structured.yaml"; do
       out=$work/$(basename "$yaml" .yaml)
-      "$where/bin/opgen" backend -s "$yaml" -o "$out" --source-path "$aten" --torch-version "$major" --include-prefix= ||
+      "$where/bin/opgen" backend -s "$yaml" -o "$out" --source-path "$aten" --torch-version "$release" --include-prefix= ||
         fail "opgen backend refused $yaml"
       compile "$out" "$out/RegisterPrivateUse1.cpp"
       echo "ok: $(basename "$yaml"): RegisterPrivateUse1.cpp compiles against libtorch $version"
