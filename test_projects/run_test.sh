@@ -353,6 +353,27 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     cp "$here/backend/kernels.cpp" "$work/structured/"
     compile "$work/structured" "$work/structured/kernels.cpp"
     echo "ok: structured kernels compile"
+    # The version table's row for this release (what TORCH_VERSION x.y gives) is what the release's
+    # headers say: a library configured here (facts read from the headers) generates the same files
+    # as the row alone would (test_projects/cuda's operators: structured, autogen:, derivatives).
+    facts=$work/facts
+    mkdir -p "$facts/src"
+    cp "$here/cuda/ops.yaml" "$here/cuda/derivatives.yaml" "$facts/src/"
+    printf '%s\n' "cmake_minimum_required(VERSION 3.22)" "project(facts CXX)" "find_package(OpGen 0.1 REQUIRED)" \
+      "find_package(Torch REQUIRED)" "add_operator_library(cudaops YAML ops.yaml DERIVATIVES derivatives.yaml BACKENDS CPU Meta)" \
+      >"$facts/src/CMakeLists.txt"
+    cmake -S "$facts/src" -B "$facts/build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" >"$facts/configure.log" 2>&1 ||
+      { cat "$facts/configure.log"; fail "the facts project does not configure"; }
+    probed=$(grep -rhoE --include=build.ninja --include=build.make -- "--torch-facts [^ ]+" "$facts/build" | head -n1 | cut -d' ' -f2)
+    [[ -n $probed ]] || fail "no facts read from libtorch $version's headers"
+    for run in "probed --torch-facts $probed" "row"; do
+      read -r name extra <<<"$run"
+      # shellcheck disable=SC2086
+      "$where/bin/opgen" library "$facts/src/ops.yaml" -o "$facts/$name" --backend CPU --backend Meta \
+        --derivatives "$facts/src/derivatives.yaml" --torch-version "$release" $extra || fail "opgen library ($name) failed"
+    done
+    diff -r "$facts/probed" "$facts/row" || fail "the table's row for $release differs from libtorch $version's headers ($probed)"
+    echo "ok: the table's row for $release is what libtorch $version's headers say ($probed)"
     ;;
   privateuse1)
     configure >/dev/null
