@@ -446,10 +446,13 @@ function(_opgen_require_cxx_standard name)
 endfunction()
 
 # A ctest that compares a library's generated files with checked-in expected ones and prints a
-# unified diff of each difference. To accept new output, run the test with OPGEN_UPDATE_GOLDEN=1 in
-# the environment: it then copies the generated files over the expected ones and says which.
+# unified diff of each difference. EXPECTED_DIR may name several folders, from the most shared to the
+# most specific (golden/common golden/torch2 golden/torch2.6): each file is expected as the last of
+# them that has it holds it, and a folder that does not exist holds nothing. To accept new output,
+# run the test with OPGEN_UPDATE_GOLDEN=1 in the environment: it then writes each changed file into
+# the folder that held it (new files into the first) and says which.
 function(opgen_add_golden_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;EXPECTED_DIR" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY" "EXPECTED_DIR")
   set(who "opgen_add_golden_test(${arg_NAME})")
   _opgen_check_arguments("${who}" "NAME, LIBRARY, EXPECTED_DIR")
   foreach(p NAME LIBRARY EXPECTED_DIR)
@@ -464,9 +467,14 @@ function(opgen_add_golden_test)
   if(NOT outdir)
     message(FATAL_ERROR "${who}: LIBRARY '${arg_LIBRARY}' was not made by add_operator_library")
   endif()
-  get_filename_component(expected "${arg_EXPECTED_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(expected "")
+  foreach(dir IN LISTS arg_EXPECTED_DIR)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND expected "${dir}")
+  endforeach()
+  string(REPLACE ";" "|" expected "${expected}")  # one -D value
   add_test(NAME ${arg_NAME}
-           COMMAND "${CMAKE_COMMAND}" -DGENERATED=${outdir} -DEXPECTED=${expected}
+           COMMAND "${CMAKE_COMMAND}" -DGENERATED=${outdir} "-DEXPECTED=${expected}"
                    -P "${_OPGEN_CMAKE_DIR}/OpGenGoldenCompare.cmake")
 endfunction()
 

@@ -524,12 +524,23 @@ TEST_P(GenConformance, MatchesTorchgen) {
   if (!r.ok() && c.input == Input::Fixture) {
     // The exception's line of Python's traceback ("SomeError: ..."), else its last unindented line.
     static const std::regex exception(R"(^[A-Za-z_][\w.]*(Error|Exception)\b.*)");
+    // An exception line that ends in ':' ("UnsatError:") has its message on the lines after it.
     std::string reason, exceptionLine;
+    bool continues = false;
     std::istringstream lines(r.err);
     for (std::string line; std::getline(lines, line);) {
+      const size_t text = line.find_first_not_of(' ');
+      if (continues && text != std::string::npos) {
+        exceptionLine += " " + line.substr(text);
+        continues = false;
+        continue;
+      }
       if (line.empty() || line[0] == ' ' || line.rfind("Traceback", 0) == 0) continue;
       reason = line;
-      if (std::regex_match(line, exception)) exceptionLine = line;
+      if (std::regex_match(line, exception)) {
+        exceptionLine = line;
+        continues = line.back() == ':';
+      }
     }
     if (!exceptionLine.empty()) reason = exceptionLine;
     GTEST_SKIP() << "torchgen.gen fails on this input, so there is nothing to compare: " << reason.substr(0, 300);
