@@ -82,9 +82,10 @@ case $mode in
     if [[ $5 == gpu ]]; then
       # PyTorch's CMake package (pip's, with CUDA) beside opgen's.
       torch_prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-      configure -DCUDAOPS_CUDA=ON -DCMAKE_PREFIX_PATH="$where;$torch_prefix" >/dev/null
+      configure -DCUDAOPS_CUDA=ON -DCMAKE_PREFIX_PATH="$where;$torch_prefix" -DPYTHON3="$(command -v python3)" >/dev/null
     else
-      configure -DCUDAOPS_CUDA=OFF >/dev/null
+      # The runtime's Debian PyTorch, as the other projects' Python tests use.
+      configure -DCUDAOPS_CUDA=OFF -DPYTHON3=/usr/bin/python3 >/dev/null
     fi
     build_log >/dev/null
     # Verbose: the tests' own counts are the summary of run_on_gpu.sh.
@@ -382,12 +383,13 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     [[ -f $aten/native/native_functions.yaml ]] || { echo "SKIP: no $aten (python3-torch)"; exit 77; }
     version=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null) || { echo "SKIP: no libtorch-dev"; exit 77; }
     major=${version%%.*}
+    release=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$version")  # the table's row: the facts of that release
     std=c++17
     [[ $major -ge 2 ]] && std=c++20
     compile() { g++ -std=$std -fsyntax-only -I "$1" -I /usr/include/torch/csrc/api/include "$2" || fail "$2 does not compile"; }
     for yaml in "$here/../tool/test/data/backend_conformance/keys.yaml" "$here/backend/structured.yaml"; do
       out=$work/$(basename "$yaml" .yaml)
-      "$where/bin/opgen" backend -s "$yaml" -o "$out" --source-path "$aten" --torch-version "$major" --include-prefix= ||
+      "$where/bin/opgen" backend -s "$yaml" -o "$out" --source-path "$aten" --torch-version "$release" --include-prefix= ||
         fail "opgen backend refused $yaml"
       compile "$out" "$out/RegisterPrivateUse1.cpp"
       echo "ok: $(basename "$yaml"): RegisterPrivateUse1.cpp compiles against libtorch $version"
@@ -395,6 +397,27 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     cp "$here/backend/kernels.cpp" "$work/structured/"
     compile "$work/structured" "$work/structured/kernels.cpp"
     echo "ok: structured kernels compile"
+    # The version table's row for this release (what TORCH_VERSION x.y gives) is what the release's
+    # headers say: a library configured here (facts read from the headers) generates the same files
+    # as the row alone would (test_projects/cuda's operators: structured, autogen:, derivatives).
+    facts=$work/facts
+    mkdir -p "$facts/src"
+    cp "$here/cuda/ops.yaml" "$here/cuda/derivatives.yaml" "$facts/src/"
+    printf '%s\n' "cmake_minimum_required(VERSION 3.22)" "project(facts CXX)" "find_package(OpGen 0.1 REQUIRED)" \
+      "find_package(Torch REQUIRED)" "add_operator_library(cudaops YAML ops.yaml DERIVATIVES derivatives.yaml BACKENDS CPU Meta)" \
+      >"$facts/src/CMakeLists.txt"
+    cmake -S "$facts/src" -B "$facts/build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" >"$facts/configure.log" 2>&1 ||
+      { cat "$facts/configure.log"; fail "the facts project does not configure"; }
+    probed=$(grep -rhoE --include=build.ninja --include=build.make -- "--torch-facts [^ ]+" "$facts/build" | head -n1 | cut -d' ' -f2)
+    [[ -n $probed ]] || fail "no facts read from libtorch $version's headers"
+    for run in "probed --torch-facts $probed" "row"; do
+      read -r name extra <<<"$run"
+      # shellcheck disable=SC2086
+      "$where/bin/opgen" library "$facts/src/ops.yaml" -o "$facts/$name" --backend CPU --backend Meta \
+        --derivatives "$facts/src/derivatives.yaml" --torch-version "$release" $extra || fail "opgen library ($name) failed"
+    done
+    diff -r "$facts/probed" "$facts/row" || fail "the table's row for $release differs from libtorch $version's headers ($probed)"
+    echo "ok: the table's row for $release is what libtorch $version's headers say ($probed)"
     ;;
   privateuse1)
     configure >/dev/null
@@ -525,7 +548,31 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
     # TORCH_VERSION overrides the version of the Torch found.
     grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-version 1\.13 --include-prefix=" "$build" ||
       fail "TORCH_VERSION 1.13 is not passed to opgen"
+    # ... and the facts read from the headers: the code is spelled for that release alone.
+    ! grep -rqE --include=build.ninja --include=build.make -- "pip_generated .*--torch-facts" "$build" ||
+      fail "TORCH_VERSION given, yet the headers' facts are passed to opgen"
     echo "ok: a pip-like installation"
+    # pip in a virtual environment (lib/python3.N/site-packages/{torch,torchgen}, Torch_DIR in
+    # torch/share/cmake/Torch, what torch.utils.cmake_prefix_path leads to), without TORCH_VERSION:
+    # its native_functions.yaml, the version found and every fact read from the headers are passed.
+    venv=$work/venv/lib/python3.12/site-packages
+    mkdir -p "$venv/torch/share/cmake/Torch" "$venv/torchgen/packaged/ATen/native"
+    cp "$aten/native_functions.yaml" "$aten/tags.yaml" "$venv/torchgen/packaged/ATen/native/"
+    rm -rf "$build"
+    cp "$work/CMakeLists.orig" "$work/src/CMakeLists.txt"
+    printf 'set(Torch_DIR %s)\nadd_dispatch_backend(venv YAML backend.yaml SOURCES kernels.cpp device.cpp)\n' \
+      "$venv/torch/share/cmake/Torch" >>"$work/src/CMakeLists.txt"
+    configure >"$work/out.log" 2>&1 || { cat "$work/out.log"; fail "a virtual environment's native_functions.yaml was not found"; }
+    grep -rqF --include=build.ninja --include=build.make -- \
+      "--native-functions $venv/torchgen/packaged/ATen/native/native_functions.yaml" "$build" ||
+      fail "the virtual environment's native_functions.yaml is not the one used"
+    command=$(grep -rhoE --include=build.ninja --include=build.make -- "venv_generated .*--torch-facts [^ ]+" "$build" | head -n1)
+    for fact in std-optional slow-intarrayref-names intrusive-nodes view-funcs reverse-view-funcs named-tensors \
+                diagnostic-macros; do
+      [[ $command =~ --torch-facts\ ([^ ]*,)?$fact=[01] ]] || fail "fact $fact is not passed to opgen: $command"
+    done
+    [[ $command =~ --torch-version\ [0-9]+\.[0-9]+ ]] || fail "the version found is not passed to opgen: $command"
+    echo "ok: pip in a virtual environment, facts from the headers"
     # ... whose torch/version.py names another version than the Torch found: not taken.
     echo "__version__ = '0.1.0'" >"$pip/torch/version.py"
     expect_configure_error "another version's native_functions.yaml" \

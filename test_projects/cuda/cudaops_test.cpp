@@ -30,14 +30,6 @@ struct Check {
   }
 };
 }  // namespace
-
-int main() {
-  CudaOps_AxpbyVariantsAgreeWithATen();
-  CudaOps_AutogenVariantsAndTheComposite();
-  CudaOps_ErrorsComeFromTheMetaFunction();
-  std::cout << "cudaops_test: " << checks - failures << "/" << checks << " checks passed\n";
-  return failures == 0 ? 0 : 1;
-}
 #define EXPECT_TRUE(cond) Check((cond), #cond, __LINE__)
 #define EXPECT_EQ(a, b) Check((a) == (b), #a " == " #b, __LINE__)
 #define EXPECT_THROW(stmt, type)          \

@@ -1,5 +1,6 @@
 // The CPU kernels (kernels.cu has the CUDA ones), the meta function both devices share, and the
 // composite.
+#include <cudaops/Functions.h>
 #include <cudaops/NativeFunctions.h>
 
 #include <ATen/ATen.h>
