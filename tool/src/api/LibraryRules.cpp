@@ -197,6 +197,8 @@ std::optional<std::string> typeProblem(const Type& t, const LibtorchFacts& libto
     return "type " + std::string(model::baseTyName(b)) + " is torchgen's own: PyTorch's schema parser refuses it";
   if (!libtorch.deviceIndexAndSymBool && (b == BaseTy::DeviceIndex || b == BaseTy::SymBool))
     return "PyTorch 1.x has no type " + std::string(model::baseTyName(b)) + " (the library is generated for 1.x)";
+  if (!libtorch.symBoolSchemaType && b == BaseTy::SymBool)
+    return "this PyTorch's schema parser has no type SymBool (2.6's refuses it; opgen allows it from 2.14)";
   if (!libtorch.namedTensors && b == BaseTy::Dimname)
     return "this PyTorch has no type Dimname (named tensors are gone from its libtorch)";
   return std::nullopt;

@@ -103,6 +103,7 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.diagnosticMacros = since(2, 0);
   f.metaAutogradFallthrough = since(2, 0);
   f.deviceIndexAndSymBool = since(2, 0);
+  f.symBoolSchemaType = since(2, 14);
   f.setPythonModule = since(2, 0);
   f.fakeTensors = since(2, 0);
   return f;
@@ -136,6 +137,7 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"diagnostic-macros", &LibtorchFacts::diagnosticMacros},
       {"meta-autograd-fallthrough", &LibtorchFacts::metaAutogradFallthrough},
       {"device-index-and-symbool", &LibtorchFacts::deviceIndexAndSymBool},
+      {"symbool-schema-type", &LibtorchFacts::symBoolSchemaType},
       {"set-python-module", &LibtorchFacts::setPythonModule},
       {"fake-tensors", &LibtorchFacts::fakeTensors},
   };

@@ -56,6 +56,9 @@ struct LibtorchFacts {
   // parser knows the types DeviceIndex and SymBool (2.0 on).
   bool metaAutogradFallthrough = true;
   bool deviceIndexAndSymBool = true;
+  // Not in any header either: the schema parser knows SymBool (2.6.0's refuses it, 2.14.1's takes it;
+  // the table allows it from 2.14, the first release seen to).
+  bool symBoolSchemaType = true;
   // torch::Library::set_python_module (torch/library.h; not in 1.13): a library can name the Python
   // package that holds its fake kernels.
   bool setPythonModule = true;

@@ -85,10 +85,10 @@ Options:
                            (add_operator_library reads them from the found libtorch's headers):
                            std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
                            reverse-view-funcs, named-tensors, diagnostic-macros,
-                           meta-autograd-fallthrough, device-index-and-symbool, set-python-module,
-                           fake-tensors
+                           meta-autograd-fallthrough, device-index-and-symbool, symbool-schema-type,
+                           set-python-module, fake-tensors
   --torch-tags LIST        at::Tag's enumerators in that libtorch, comma-separated, over the
-                           version's (add_operator_library reads them from ATen/core/enum_tag.h)
+                           version's (add_operator_library reads them from its enum_tag.h)
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
                            torchgen's format; also writes src/RegisterAutograd.cpp (graph nodes and
                            Autograd kernels). Operators with a kernel and no formulas get PyTorch's

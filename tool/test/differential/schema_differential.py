@@ -240,7 +240,7 @@ def run(argv):
     p.add_argument("--opgen", required=True)
     p.add_argument("--source-dir", required=True)
     p.add_argument("--templates", required=True)
-    p.add_argument("--torch-version", type=int, required=True)
+    p.add_argument("--torch-version", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("runtime", nargs="+")
     a = p.parse_args(argv)
@@ -274,7 +274,7 @@ def run(argv):
         json.dump(accepted, fh, indent=0)
     with open(os.path.join(a.work, "refused.json"), "w", encoding="utf-8") as fh:
         json.dump(refused, fh, indent=0)
-    print("%d schemas from the test data, %d with their mutations; opgen library (--torch-version %d) accepts %d"
+    print("%d schemas from the test data, %d with their mutations; opgen library (--torch-version %s) accepts %d"
           % (len(bases), len(candidates), a.torch_version, len(accepted)))
     sys.stdout.flush()
     parsed = subprocess.run(a.runtime + [os.path.abspath(__file__), "check", listing]).returncode
