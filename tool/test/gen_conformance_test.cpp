@@ -494,7 +494,6 @@ class GenConformance : public testing::TestWithParam<Config> {};
 
 TEST_P(GenConformance, MatchesTorchgen) {
   const Config& c = GetParam();
-  const auto& ref = reference();
   OPGEN_REQUIRE_REFERENCE();
   std::string problem;
   const fs::path src = sourceFor(c, problem);

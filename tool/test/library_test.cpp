@@ -302,6 +302,29 @@ TEST(Library, RefusesWhatAStructuredKernelCannotTake) {
   EXPECT_TRUE(run.result.ok()) << run.result.describe();
 }
 
+// An overload that delegates to a structured out= function but is not in its group (its arguments
+// are named otherwise) would get no kernel at all: an error at its entry, not a "Could not run" at
+// its first call (found by a library written from the README alone).
+TEST(Library, AStructuredDelegateOutsideItsGroupIsAnError) {
+  TempDir dir;
+  LibraryRun run = library(dir, R"(- func: demo::axpy.out(Tensor x, Tensor y, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU: axpy_out
+- func: demo::axpy(Tensor x, Tensor y) -> Tensor
+  structured_delegate: axpy.out
+- func: demo::axpy_(Tensor(a!) self, Tensor y) -> Tensor(a!)
+  structured_delegate: axpy.out
+)");
+  EXPECT_EQ(run.result.exitCode, 1);
+  EXPECT_NE(run.result.err.find("ops.yaml:7:3: error: in 'axpy_': structured_delegate: axpy.out, but it is not in "
+                                "the group of axpy.out"),
+            std::string::npos)
+      << run.result.err;
+  EXPECT_EQ(std::count(run.result.err.begin(), run.result.err.end(), '\n'), 1) << run.result.err;
+  EXPECT_FALSE(fs::exists(run.out));
+}
+
 // A mutable optional tensor is refused (see above) unless every convention takes it by const
 // reference; then it generates (and compiles with PyTorch 1.13.1 and 2.14.1: checked by hand).
 TEST(Library, AcceptsAMutableOptionalTensorByConstReference) {

@@ -395,6 +395,30 @@ std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureP
 // Every name an `autogen:` entry lists is a variant the model generated. torchgen ignores an entry
 // whose operator family it generates nothing for (an operator without a dispatch: kernel, a view, a
 // functional operator that lists no out= variant): a library would lack operators its YAML declares.
+// A function with `structured_delegate: OUT` gets its kernels from OUT's structured kernel only as a
+// member of OUT's group (the functional, in-place and out= overloads of one signature: the same
+// argument names and types). Outside it, torchgen registers no kernel for it at all, and every call
+// fails at run time ("Could not run ... with arguments from the 'CPU' backend"): an error at its entry.
+void checkStructuredDelegates(const model::Operators& ops, support::Diagnostics& diags) {
+  std::set<const model::NativeFunction*> grouped;
+  for (const model::NativeFunctionsGroup* g : ops.groups())
+    g->forEachFunction([&](const model::NativeFunction& f) { grouped.insert(&f); });
+  for (const model::NativeFunction* f : ops.functions()) {
+    if (!f->structuredDelegate || grouped.count(f) > 0) continue;
+    const std::string out = f->structuredDelegate->str();
+    const model::NativeFunction* delegate = nullptr;
+    for (const model::NativeFunction* o : ops.functions())
+      if (o->func.name.str() == out) delegate = o;
+    diags.errorAbout(f->loc.sourceLoc(), f->func.name.str(),
+                     "structured_delegate: " + out + ", but it is not in the group of " + out +
+                         (delegate ? " (" + f->func.signature().str() + " against " + delegate->func.signature().str() +
+                                         "): its arguments must have the same names and types as " + out +
+                                         "'s, but for the out= ones (an in-place overload's first one is `self`)"
+                                   : ": no such function") +
+                         "; as it is, no kernel would be registered for it");
+  }
+}
+
 void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
   std::set<std::string> generated;
   for (const model::NativeFunction* f : ops.functions())
@@ -479,6 +503,7 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
     FunctionChecker(*f, signatureProblems.at(f), options, diags).run();
   }
   checkKernels(ops, libraryNs, diags);
+  checkStructuredDelegates(ops, diags);
   checkAutogen(ops, diags);
   return diags.errorCount() == errorsBefore ? libraryNs : std::string();
 }
