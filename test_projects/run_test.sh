@@ -94,7 +94,9 @@ case $mode in
       ((EUID == 0)) && user=(--user nobody)
       distccd --daemon --listen 127.0.0.1 --allow 127.0.0.1 --port "$port" --jobs 2 --pid-file "$logs/pid" \
         --log-file "$logs/log" --log-level info "${user[@]}" || fail "distccd did not start"
-      stop_distccd() { [[ -f $logs/pid ]] && kill "$(cat "$logs/pid")" 2>/dev/null; }
+      for _ in {1..50}; do [[ -s $logs/pid ]] && break; sleep 0.1; done
+      distccd_pid=$(cat "$logs/pid" 2>/dev/null) || fail "distccd wrote no pid file"
+      stop_distccd() { kill "$distccd_pid" 2>/dev/null || true; rm -rf "$logs"; trap - EXIT; }
       trap stop_distccd EXIT
       mkdir -p "$work/third"
       cp -r "$work/src" "$work/third/src"
