@@ -150,6 +150,17 @@ function(_opgen_torch_facts out out_tags)
   set(${out} "${facts}" PARENT_SCOPE)
 endfunction()
 
+# Stops CMake when PATH holds '[', ']' or ';': CMake's lists, which carry opgen's command lines,
+# do not split inside brackets (the command then lost its arguments, and opgen said "missing -o
+# OUTPUT_DIR").
+function(_opgen_check_path who path)
+  if(path MATCHES "[][;]")
+    message(FATAL_ERROR "${who}: the path ${path} holds '${CMAKE_MATCH_0}', which CMake's lists (and so the "
+                        "generation's command line) cannot carry: move the project or build tree to a path without "
+                        "'[', ']' and ';'")
+  endif()
+endfunction()
+
 # What add_operator_library and add_dispatch_backend(NAME YAML ...) resolve alike, from the caller's
 # arg_* variables (cmake_parse_arguments): each input file of INPUTS, absolute, in the lower-case
 # variable of its name ("" when not given; an error when it does not exist); `type`, one of TYPES
@@ -166,6 +177,7 @@ function(_opgen_resolve_arguments who name inputs types)
       if(NOT EXISTS "${path}")
         message(FATAL_ERROR "${who}: ${input} file '${arg_${input}}' not found (looked for ${path})")
       endif()
+      _opgen_check_path("${who}" "${path}")
     endif()
     set(${var} "${path}" PARENT_SCOPE)
   endforeach()
@@ -187,6 +199,7 @@ function(_opgen_resolve_arguments who name inputs types)
     set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}_generated")
   endif()
   get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  _opgen_check_path("${who}" "${dir}")
   set(outdir "${dir}" PARENT_SCOPE)
   set(version "${arg_TORCH_VERSION}")
   set(torch_facts "")
@@ -362,14 +375,7 @@ function(_opgen_finalize name)
   # so that shards still compile in parallel). The target's other sources compile as before.
   # -DOPGEN_UNITY=OFF compiles each generated source on its own.
   if(NOT DEFINED OPGEN_UNITY OR OPGEN_UNITY)
-    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
-    foreach(source IN LISTS sources)
-      set(group "opgen_${name}")
-      if(SHARDS GREATER 1 AND source MATCHES "_([0-9]+)\\.cpp$")
-        string(APPEND group "_${CMAKE_MATCH_1}")
-      endif()
-      set_source_files_properties("${source}" TARGET_DIRECTORY ${name} PROPERTIES UNITY_GROUP "${group}")
-    endforeach()
+    _opgen_unity_sources(${name} "${sources}" ${SHARDS})
   endif()
   _opgen_protect_link(${name} "${args}")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
@@ -384,6 +390,37 @@ function(_opgen_finalize name)
     _opgen_keep_in_link("$<TARGET_FILE:${name}>" keep)
     target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:${keep}>")
   endif()
+endfunction()
+
+# The generated SOURCES of NAME compile as one translation unit, unity_opgen_NAME_cxx.cxx (with
+# SHARDS n, the shard i's as unity_opgen_NAME_i_cxx.cxx) in CMakeFiles/NAME_opgen of the build folder,
+# which includes them by their paths relative to it: its text, and the paths the compiler records,
+# are the same in every build folder (with OUTPUT_DIR in the build folder, the default), so that a
+# compiler cache (ccache with base_dir, sccache) shares the objects across folders and machines.
+# (CMake's own UNITY_BUILD names the sources by their absolute paths.) Written at configure time,
+# when it changes; the sources stay the target's, as headers.
+function(_opgen_unity_sources name sources shards)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${name}_opgen")
+  set(groups "")
+  foreach(source IN LISTS sources)
+    set(group "opgen_${name}")
+    if(shards GREATER 1 AND source MATCHES "_([0-9]+)\\.cpp$")
+      string(APPEND group "_${CMAKE_MATCH_1}")
+    endif()
+    if(NOT group IN_LIST groups)
+      set(text_${group} "")
+    endif()
+    file(RELATIVE_PATH relative "${dir}" "${source}")
+    string(APPEND text_${group} "#include \"${relative}\"\n")
+    list(APPEND groups ${group})
+  endforeach()
+  list(REMOVE_DUPLICATES groups)
+  set_source_files_properties(${sources} TARGET_DIRECTORY ${name} PROPERTIES HEADER_FILE_ONLY ON)
+  foreach(group IN LISTS groups)
+    set(unity "${dir}/unity_${group}_cxx.cxx")
+    file(CONFIGURE OUTPUT "${unity}" CONTENT "/* The generated sources of ${name}, as one translation unit (opgen's add_operator_library). */\n${text_${group}}" @ONLY)
+    target_sources(${name} PRIVATE "${unity}")
+  endforeach()
 endfunction()
 
 # What must be one library's alone, checked at configure time:

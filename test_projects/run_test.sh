@@ -3,7 +3,9 @@
 # (test_projects/vision unless said otherwise) in its own folder under WORK, from a copy.
 #
 #   run_test.sh project    GENERATOR PREFIX WORK [NAME] installed package: build test_projects/NAME
-#                                                       (default vision), then the project's ctest
+#                                                       (default vision), then the project's ctest;
+#                                                       through ccache, again in a second folder:
+#                                                       every object a cache hit
 #   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
 #   run_test.sh install    GENERATOR PREFIX WORK        install_operator_library: the installed library
 #                                                       serves test_projects/consumer and Python
@@ -77,6 +79,52 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
+    if ((${#launcher[@]})); then
+      # A compiler cache shares the objects across build folders: the same project in a second
+      # folder (the same layout below CCACHE_BASEDIR, $work) compiles nothing, the generated
+      # translation units included (no absolute path in them or in the unity source that includes them).
+      echo "== the project in a second folder: every object from the compiler cache"
+      mkdir -p "$work/second"
+      cp -r "$work/src" "$work/second/src"
+      cmake -S "$work/second/src" -B "$work/second/build" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" >/dev/null
+      CCACHE_LOGFILE=$work/second/ccache.log cmake --build "$work/second/build" -j "$jobs" >"$work/second/build.log" 2>&1 ||
+        { cat "$work/second/build.log"; fail "the second folder's build failed"; }
+      misses=$(grep -c "Result: cache_miss" "$work/second/ccache.log" || true)
+      hits=$(grep -cE "Result: (direct|preprocessed)_cache_hit" "$work/second/ccache.log" || true)
+      unity=$(grep -c "Source file: .*unity_opgen_.*_cxx.cxx" "$work/second/ccache.log" || true)
+      [[ $misses == 0 && $hits -gt 0 && $unity -gt 0 ]] ||
+        fail "the second folder's build missed the compiler cache $misses times ($hits hits; the generated unit compiled $unity times; $work/second/ccache.log)"
+      echo "ok: the second folder's $hits objects came from the compiler cache, the generated translation unit's included"
+    fi
+    if command -v distcc >/dev/null && command -v distccd >/dev/null && [[ $generator == Ninja ]]; then
+      # The generated translation unit compiles remotely through distcc, on a distccd of the
+      # loopback address (no local fallback); it is preprocessed locally (distcc's plain mode).
+      echo "== the generated translation unit through distcc"
+      logs=$(mktemp -d)
+      chmod 777 "$logs"  # distccd writes as the user it runs as
+      port=$((20000 + RANDOM % 20000))
+      user=()
+      ((EUID == 0)) && user=(--user nobody)
+      distccd --daemon --listen 127.0.0.1 --allow 127.0.0.1 --port "$port" --jobs 2 --pid-file "$logs/pid" \
+        --log-file "$logs/log" --log-level info "${user[@]}" || fail "distccd did not start"
+      for _ in {1..50}; do [[ -s $logs/pid ]] && break; sleep 0.1; done
+      distccd_pid=$(cat "$logs/pid" 2>/dev/null) || fail "distccd wrote no pid file"
+      stop_distccd() { kill "$distccd_pid" 2>/dev/null || true; rm -rf "$logs"; trap - EXIT; }
+      trap stop_distccd EXIT
+      mkdir -p "$work/third"
+      cp -r "$work/src" "$work/third/src"
+      cmake -S "$work/third/src" -B "$work/third/build" -G Ninja -DCMAKE_PREFIX_PATH="$where" \
+        -DCMAKE_CXX_COMPILER_LAUNCHER=distcc >/dev/null
+      object=$(cd "$work/third/build" && ninja -t targets all | grep -oE "^[^:]*unity_opgen_[^:]*_cxx\.cxx\.o" | head -1)
+      [[ -n $object ]] || fail "no generated translation unit among the build's targets"
+      DISTCC_HOSTS="127.0.0.1:$port/2" DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1 \
+        cmake --build "$work/third/build" --target "$object" >"$work/third/build.log" 2>&1 ||
+        { cat "$work/third/build.log" "$logs/log"; fail "the generated translation unit did not compile through distcc"; }
+      grep -qE "COMPILE_OK .*unity_opgen_.*_cxx\.cxx" "$logs/log" ||
+        { cat "$logs/log"; fail "distccd did not compile the generated translation unit"; }
+      stop_distccd
+      echo "ok: the generated translation unit compiled on the loopback distccd"
+    fi
     ;;
   cuda)
     if [[ $5 == gpu ]]; then
@@ -232,6 +280,11 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     expect_configure_error "NAMESPACE a;b" \
       "add_operator_library(bad): NAMESPACE must be one C++ identifier (the operators' namespace), not 'a;b'" \
       "add_operator_library(bad YAML ops.yaml NAMESPACE \"a;b\")"
+    # A '[' in a path: CMake's lists do not split inside brackets (opgen then said "missing -o OUTPUT_DIR").
+    mkdir -p "$work/src/br[1"
+    cp "$work/src/ops.yaml" "$work/src/br[1/ops.yaml"
+    expect_configure_error "a '[' in a path" "add_operator_library(bad): the path $work/src/br[1/ops.yaml holds '['" \
+      "add_operator_library(bad YAML \"br[1/ops.yaml\")"
     # What must be one library's alone: its namespace, its OUTPUT_DIR (in the project and across
     # build trees).
     expect_configure_error "two libraries, one namespace" \

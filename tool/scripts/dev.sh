@@ -23,6 +23,8 @@ packages=(
   ccache                                   # the plugin tests compile their projects through it
   clang                                    # build.clang_headers: the generator compiles with clang too
   libclang-rt-dev                          # clang's sanitizer and libFuzzer runtimes: fuzz.short (tool/fuzz)
+  distcc                                   # plugin_*_vision_project: the generated unit on a loopback distccd
+  strace                                   # faults.kill-steps: kill -9 at each step of opgen library's rewrite
 )
 
 install_missing() {
