@@ -93,23 +93,8 @@ bool hasSizeCall(std::string_view text, std::string_view prefix) {
   return false;
 }
 
-// Python's str.title().
-std::string title(std::string_view s) {
-  std::string out;
-  bool previousCased = false;
-  for (char c : s) {
-    const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
-    out += letter ? static_cast<char>(previousCased ? std::tolower(static_cast<unsigned char>(c))
-                                                    : std::toupper(static_cast<unsigned char>(c)))
-                  : c;
-    previousCased = letter;
-  }
-  return out;
-}
-
 std::string createOpPrefix(std::string_view name) {
-  std::string camel;
-  for (std::string_view part : support::split(name, "_")) camel += title(part);
+  const std::string camel = support::titledParts(name);
   return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
 }
 

@@ -19,7 +19,7 @@ struct TranslateOptions {
   // lambda captures; these conversions copy.
   bool allowExpensiveConversions = false;
   // How the expressions spell nullopt, make_optional and the IntArrayRef conversions.
-  LibtorchFacts libtorch;
+  LibtorchFacts libtorch = {};
 };
 
 // One expression per goal, in order; an error (torchgen's UnsatError, with the context listed) when a

@@ -65,24 +65,9 @@ std::vector<std::string> identifiersStartingWith(std::string_view text, std::str
   return out;
 }
 
-// Python's str.title(): a letter after a non-letter is upper case, every other letter lower case.
-std::string title(std::string_view s) {
-  std::string out;
-  bool previousLetter = false;
-  for (char c : s) {
-    const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
-    out += letter ? static_cast<char>(previousLetter ? std::tolower(static_cast<unsigned char>(c))
-                                                      : std::toupper(static_cast<unsigned char>(c)))
-                  : c;
-    previousLetter = letter;
-  }
-  return out;
-}
-
 // torchgen's op prefix: "scale_add" -> "ScaleAddBackward".
 std::string nodePrefix(std::string_view name) {
-  std::string camel;
-  for (std::string_view part : support::split(name, "_")) camel += title(part);
+  const std::string camel = support::titledParts(name);
   return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
 }
 

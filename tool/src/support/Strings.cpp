@@ -1,5 +1,7 @@
 #include "support/Strings.h"
 
+#include <cctype>
+
 namespace opgen::support {
 
 std::vector<std::string_view> split(std::string_view s, std::string_view sep) {
@@ -79,6 +81,25 @@ std::string indentLines(std::string_view text, std::string_view prefix) {
     out.append(line);
     start = end;
   }
+  return out;
+}
+
+std::string pythonTitle(std::string_view s) {
+  std::string out;
+  bool previousLetter = false;
+  for (char c : s) {
+    const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
+    out += letter ? static_cast<char>(previousLetter ? std::tolower(static_cast<unsigned char>(c))
+                                                      : std::toupper(static_cast<unsigned char>(c)))
+                  : c;
+    previousLetter = letter;
+  }
+  return out;
+}
+
+std::string titledParts(std::string_view name) {
+  std::string out;
+  for (std::string_view part : split(name, "_")) out += pythonTitle(part);
   return out;
 }
 

@@ -14,6 +14,10 @@ bool startsWith(std::string_view s, std::string_view prefix);
 bool endsWith(std::string_view s, std::string_view suffix);
 bool contains(std::string_view s, std::string_view needle);
 std::string_view trim(std::string_view s);
+// Python's str.title(): a letter after a non-letter upper case, every other letter lower case.
+std::string pythonTitle(std::string_view s);
+// The parts of a snake_case name between '_', each titled, joined: "scale_add" -> "ScaleAdd".
+std::string titledParts(std::string_view name);
 // Replaces every occurrence (like Python's str.replace).
 std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
 // What Python's text mode reads (universal newlines): "\r\n" and a lone '\r' become '\n'.

@@ -95,26 +95,11 @@ std::string fill(const CodeTemplate& t, const TemplateEnv& env) {
   return t.substitute(env, unused).value_or("");
 }
 
-// Python's str.title().
-std::string title(std::string_view s) {
-  std::string out;
-  bool previousCased = false;
-  for (char c : s) {
-    const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
-    out += letter ? static_cast<char>(previousCased ? std::tolower(static_cast<unsigned char>(c))
-                                                    : std::toupper(static_cast<unsigned char>(c)))
-                  : c;
-    previousCased = letter;
-  }
-  return out;
-}
-
 std::string viewFuncName(const NativeFunction& f, bool camelCase) {
   std::string name = support::replaceAll(f.func.name.unambiguousName(), ".", "_") + "_view_func";
   if (!camelCase) return name;
   const bool isPrivate = name.starts_with("_");
-  std::string camel;
-  for (std::string_view part : support::split(name, "_")) camel += title(part);
+  const std::string camel = support::titledParts(name);
   return isPrivate ? "_" + camel : camel;
 }
 
