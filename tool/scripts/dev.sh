@@ -49,7 +49,11 @@ install_missing() {
 
 build_dir=${BUILD_DIR:-build}
 build() {
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # opgen itself compiles through ccache too (installed by then), so that a new clone or folder
+  # reuses the objects of an earlier build.
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
   cmake --build "$build_dir" -j "$(nproc)"
 }
 
