@@ -1,19 +1,47 @@
-# add_dispatch_backend(NAME YAML backend.yaml ...): a device backend's library for ATen's operators,
-# from a backend YAML in torchgen.gen_backend_stubs' format (`opgen backend --help`):
-#
-#   add_dispatch_backend(NAME YAML backend.yaml [NATIVE_FUNCTIONS native_functions.yaml] [TAGS tags.yaml]
-#                        [SOURCES ...] [SHARED|STATIC|MODULE] [OUTPUT_DIR dir] [TORCH_VERSION x.y])
-#
-# opgen generates, at build time, OUTPUT_DIR/<Key>NativeFunctions.h (the kernels' declarations, which
-# the SOURCES include as "<Key>NativeFunctions.h"), OUTPUT_DIR/Register<Key>.cpp and, for the operators
-# under `autograd:`, OUTPUT_DIR/RegisterAutograd<Key>.cpp; they are compiled into the library NAME.
-# Linking NAME (or loading it, for MODULE) registers the kernels. ATen's operators come from
-# NATIVE_FUNCTIONS, by default the native_functions.yaml of the PyTorch that find_package(Torch) found
-# (its torchgen package's copy), with TAGS (default: the tags.yaml beside it). The code is spelled for
-# TORCH_VERSION, by default the version find_package(Torch) found. The target properties
-# OPGEN_BACKEND_YAML and OPGEN_BACKEND_OUTPUT_DIR say where the YAML and the generated files are.
-# add_dispatch_backend(LIBRARY KEY ...), for operator libraries, is in OpGenFunctions.cmake, which
-# calls _opgen_add_backend_library when the second argument is YAML.
+#[=======================================================================[.rst:
+OpGenBackend
+------------
+
+Device backends: a library of kernels for ATen's own operators, for a dispatch key without in-tree
+kernels (a ``PrivateUse1`` device, say), from a backend YAML in ``torchgen.gen_backend_stubs``' format
+(``opgen backend --help``). Included by :doc:`OpGenFunctions`.
+
+.. command:: add_dispatch_backend(YAML)
+
+  .. code-block:: cmake
+
+    add_dispatch_backend(<name> YAML <backend.yaml>
+                         [NATIVE_FUNCTIONS <native_functions.yaml>] [TAGS <tags.yaml>]
+                         [SOURCES <source>...] [SHARED|STATIC|MODULE]
+                         [OUTPUT_DIR <dir>] [TORCH_VERSION <x.y>])
+
+  opgen generates, at build time, ``OUTPUT_DIR/<Key>NativeFunctions.h`` (the kernels' declarations,
+  which the ``SOURCES`` include as ``"<Key>NativeFunctions.h"``), ``OUTPUT_DIR/Register<Key>.cpp``
+  and, for the operators under ``autograd:``, ``OUTPUT_DIR/RegisterAutograd<Key>.cpp``; they are
+  compiled into the library ``<name>`` with the ``SOURCES``. ``OUTPUT_DIR`` defaults to
+  ``${CMAKE_CURRENT_BINARY_DIR}/<name>_generated``, a ``PUBLIC`` include directory of ``<name>``; the
+  target properties ``OPGEN_BACKEND_YAML`` and ``OPGEN_BACKEND_OUTPUT_DIR`` say where the YAML and the
+  generated files are.
+
+  ``NATIVE_FUNCTIONS``
+    ATen's operators; by default the ``native_functions.yaml`` of the PyTorch ``find_package(Torch)``
+    found (its ``torchgen`` package's copy, looked for in ``Torch_DIR`` and the four folders above it,
+    skipping one of another major.minor version). Configuring fails, listing the places it looked,
+    when there is none.
+  ``TAGS``
+    Defaults to the ``tags.yaml`` beside ``NATIVE_FUNCTIONS``.
+  ``SHARED|STATIC|MODULE``
+    Linking ``<name>`` registers the kernels: ``SHARED`` (the default) is kept in the link even when
+    nothing references it; with ``STATIC``, the registration files are an object library
+    (``<name>_registrations``) whose objects every target linking ``<name>`` links; ``MODULE`` is for
+    loading only (``torch.ops.load_library``).
+  ``TORCH_VERSION``
+    By default the code is spelled from the facts read from the headers of the libtorch
+    ``find_package(Torch)`` found; ``TORCH_VERSION`` gives those of that release instead.
+
+  The other form, ``add_dispatch_backend(<name> <key> ...)``, adds a dispatch key to an operator
+  library (:command:`add_dispatch_backend`).
+#]=======================================================================]
 include_guard(GLOBAL)
 
 # Where a PyTorch installation keeps torchgen's copy of ATen's inputs

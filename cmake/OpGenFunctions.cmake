@@ -1,26 +1,106 @@
-# The CMake functions of opgen (find_package(OpGen) or add_subdirectory of opgen's source tree):
-#
-#   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DEFAULT_TAGS tag...]
-#                        [DERIVATIVES derivatives.yaml]
-#                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
-#   add_dispatch_backend(NAME KEY [SOURCES ...])
-#   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
-#   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
-#   opgen_add_golden_test(NAME test LIBRARY lib EXPECTED_DIR dir)
-#   opgen_add_opcheck_test(NAME test LIBRARY lib SAMPLES samples.py [PYTHON exe])
-#
-# They only declare: what is generated, and how, is opgen's business (`opgen library --help`). The
-# generation runs at build time; what the build needs to know (the files, the namespace, the link
-# anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
-# Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
-# call torch.ops.NS, loading the library on import. DERIVATIVES gives operators autograd: the
-# backward (and forward-mode) formulas in torchgen's derivatives.yaml format. The library's kernels
-# are checked before it is linked, and a SHARED one links with --no-undefined (see
-# _opgen_protect_link; the target properties OPGEN_CHECK_KERNELS and OPGEN_NO_UNDEFINED turn them off).
-# Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
+#[=======================================================================[.rst:
+OpGenFunctions
+--------------
+
+The functions that make PyTorch operator libraries with opgen. ``find_package(OpGen)`` (or
+``add_subdirectory`` of opgen's source tree) includes this module. The functions only declare: what is
+generated, and how, is opgen's business (``opgen library --help``). The generation runs at build time
+(a custom command with a stamp and a depfile); what the build needs to know at configure time (the
+files, the namespace, the link anchor) comes from ``opgen library --describe``. A mistake in a call
+(an unknown keyword, a missing value, a file that does not exist) stops CMake with a message that
+names the function, the library and the argument. Expects the executable target ``OpGen::opgen`` and
+``OPGEN_TEMPLATE_DIR`` (:doc:`OpGenConfig`).
+
+.. command:: add_operator_library
+
+  .. code-block:: cmake
+
+    add_operator_library(<name> YAML <ops.yaml>
+                         [NAMESPACE <ns>] [TAGS <tags.yaml>] [DEFAULT_TAGS <tag>...]
+                         [DERIVATIVES <derivatives.yaml>]
+                         [SOURCES <source>...] [BACKENDS <key>...] [SHARDS <n>]
+                         [OUTPUT_DIR <dir>] [TORCH_VERSION <x.y>]
+                         [PYTHON_MODULE] [PER_OPERATOR_HEADERS]
+                         [SHARED|STATIC|OBJECT|MODULE])
+
+  Makes the library target ``<name>`` (``SHARED`` by default) from the operators declared in
+  ``<ops.yaml>`` (``native_functions.yaml`` format) and their kernels in the ``SOURCES``; linking it
+  registers the operators. Generated in ``OUTPUT_DIR`` (default ``<build>/<name>_generated``, the
+  target property ``OPGEN_OUTPUT_DIR``): ``include/NS/{Functions,NativeFunctions,Operators}.h`` and
+  ``src/{Operators,RegisterSchema,Register<Key>,AutogenKernels}.cpp``.
+
+  ``NAMESPACE``
+    The operators' namespace; defaults to the YAML's (``func: NS::op(...)``) and must agree with it.
+  ``TAGS``
+    The tags the entries' ``tags:`` may use; defaults to a ``tags.yaml`` beside the YAML.
+  ``DEFAULT_TAGS``
+    Tags of every operator (e.g. ``pt2_compliant_tag``).
+  ``DERIVATIVES``
+    A ``derivatives.yaml`` in torchgen's format: the operators become differentiable
+    (``src/RegisterAutograd.cpp``).
+  ``BACKENDS``
+    Dispatch keys whose kernels the ``dispatch:`` entries name (e.g. ``CPU``), as
+    :command:`add_dispatch_backend` ``(<name> <key>)`` calls. CompositeImplicitAutograd,
+    CompositeExplicitAutograd and Meta are always registered.
+  ``SHARDS``
+    Splits each ``Register<Key>.cpp`` in ``<n>`` files (1 to 64).
+  ``TORCH_VERSION``
+    Spell the code for that PyTorch release (its row of opgen's table) instead of the facts read
+    from the headers of the libtorch ``find_package(Torch)`` found.
+  ``PYTHON_MODULE``
+    Also generate the typed Python package ``OUTPUT_DIR/python/NS`` (the target property
+    ``OPGEN_PYTHON_DIR``), which loads the library on import.
+  ``PER_OPERATOR_HEADERS``
+    Also write each operator's headers, ``include/NS/ops/OP.h``, ``OP_ops.h`` and ``OP_native.h``.
+
+  The library requires the C++ standard the libtorch needs (``cxx_std_17`` or more, ``PUBLIC``).
+  Before the library is linked (archived, for ``STATIC``; an ``OBJECT`` library has no link step),
+  its kernels are checked against the YAML (``opgen library --check-kernels``), and a ``SHARED`` one
+  links with ``-Wl,--no-undefined``. The
+  target properties ``OPGEN_CHECK_KERNELS`` and ``OPGEN_NO_UNDEFINED``, set to ``OFF``, turn these
+  off. The generated sources compile as one translation unit; ``-DOPGEN_UNITY=OFF`` compiles each
+  on its own.
+
+.. command:: add_dispatch_backend
+
+  .. code-block:: cmake
+
+    add_dispatch_backend(<name> <key> [SOURCES <source>...])
+
+  Registers the kernels of one more dispatch key of the operator library ``<name>`` (e.g. ``CUDA``
+  with its ``.cu`` sources); the ``SOURCES`` are added to the library. Any call in the directory of
+  the :command:`add_operator_library` call, before its end, counts. The other form,
+  ``add_dispatch_backend(<name> YAML <backend.yaml> ...)``, makes a device backend's library
+  (:doc:`OpGenBackend`).
+
+.. command:: opgen_add_golden_test
+
+  .. code-block:: cmake
+
+    opgen_add_golden_test(NAME <test> LIBRARY <library> EXPECTED_DIR <dir>...)
+
+  A ctest that compares the files generated for ``<library>`` with checked-in ones and prints a
+  unified diff of each difference (:doc:`OpGenGoldenCompare`). ``EXPECTED_DIR`` may name several
+  folders, from the most shared to the most specific (``golden/common golden/torch2
+  golden/torch2.6``): each file is expected as the last of them that has it holds it, and a folder
+  that does not exist holds nothing. To accept new output, run the test with
+  ``OPGEN_UPDATE_GOLDEN=1`` in the environment.
+
+.. command:: opgen_add_opcheck_test
+
+  .. code-block:: cmake
+
+    opgen_add_opcheck_test(NAME <test> LIBRARY <library> SAMPLES <samples.py> [PYTHON <exe>])
+
+  A ctest that checks the operators of ``<library>`` (``SHARED`` or ``MODULE``) with what PyTorch 2's
+  compiler needs of a custom operator: ``torch.library.opcheck``'s five sub-tests,
+  ``torch.compile(fullgraph=True)`` static and dynamic, and ``torch.export``, on the inputs
+  ``SAMPLES`` gives. It prints one line per operator and check; checks the PyTorch in use lacks are
+  skipped (the whole test, exit status 77, on PyTorch 1.x). ``PYTHON``: the interpreter (default
+  ``python3``).
+#]=======================================================================]
 include_guard(GLOBAL)
-# install_operator_library(NAME ...): installs a library for other projects (see the file).
+# install_operator_library(NAME ...): installs a library for other projects.
 include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
 
 # After cmake_parse_arguments(... arg ...) in a function of WHO: an unknown argument or a keyword

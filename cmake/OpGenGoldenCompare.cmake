@@ -1,11 +1,24 @@
-# cmake -DGENERATED=DIR -DEXPECTED=DIR[|DIR...] -P OpGenGoldenCompare.cmake (run by opgen_add_golden_test)
-# Compares every generated file with its expected copy (and reports files only one side has), printing
-# a unified diff for each difference. EXPECTED lists folders from the most shared to the most specific:
-# a file's expected copy is the one in the last folder that has it. With OPGEN_UPDATE_GOLDEN=1 in the
-# environment it updates the expected files instead, naming each: a changed or new file is written into
-# the most specific folder that exists (make golden/torch2.6 first to keep what only 2.6 generates
-# there), a file no longer generated is removed, and a copy in a specific folder equal to the one a
-# more shared folder holds is removed as redundant.
+#[=======================================================================[.rst:
+OpGenGoldenCompare
+------------------
+
+The script that the tests of :command:`opgen_add_golden_test` run:
+
+.. code-block:: console
+
+  cmake -DGENERATED=<dir> -DEXPECTED=<dir>[|<dir>...] -P OpGenGoldenCompare.cmake
+
+Compares every generated file (under ``include/``, ``src/`` and the Python stubs ``python/*.pyi``)
+with its expected copy, and reports files only one side has, printing a unified diff for each
+difference. ``EXPECTED`` lists folders from the most shared to the most specific: a file's expected
+copy is the one in the last folder that has it.
+
+With ``OPGEN_UPDATE_GOLDEN=1`` in the environment it updates the expected files instead, naming each:
+a changed or new file is written into the most specific folder that exists (make ``golden/torch2.6``
+first to keep what only 2.6 generates there), a file no longer generated is removed, and a copy in a
+specific folder equal to the one a more shared folder holds is removed as redundant. Nothing is ever
+updated otherwise: review ``git diff`` after an update.
+#]=======================================================================]
 cmake_minimum_required(VERSION 3.22)  # if(... IN_LIST ...) below (CMP0057; -P scripts start with old policies)
 file(GLOB_RECURSE generated RELATIVE "${GENERATED}" "${GENERATED}/include/*" "${GENERATED}/src/*"
      "${GENERATED}/python/*.pyi")  # not __init__.py: it names the library's path on this machine

@@ -1,18 +1,33 @@
-# install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
-#
-# Installs an operator library made by add_operator_library so that other projects can use it:
-#   - the library (SHARED or STATIC) in CMAKE_INSTALL_LIBDIR (and its DLL part in CMAKE_INSTALL_BINDIR);
-#   - its generated headers (NS/Functions.h, NS/NativeFunctions.h, NS/Operators.h) in
-#     CMAKE_INSTALL_INCLUDEDIR;
-#   - a CMake package NAME: CMAKE_DESTINATION (default CMAKE_INSTALL_LIBDIR/cmake/NAME) holds
-#     NAMEConfig.cmake, which finds Torch and defines the imported target EXPORT_NAMESPACE NAME
-#     (default NAME::NAME), so that `find_package(NAME)` and `target_link_libraries(app NAME::NAME)`
-#     are all another project needs; linking it registers the operators, as in the build tree;
-#   - with PYTHON_MODULE, the typed Python package in PYTHON_DESTINATION (default
-#     lib/python3/dist-packages, where Debian's Python looks; not CMAKE_INSTALL_LIBDIR,
-#     which is lib/<multiarch> under /usr), which then loads the installed library,
-#     found relative to itself (so the installed tree can be moved as a whole, or packaged with
-#     DESTDIR).
+#[=======================================================================[.rst:
+OpGenInstall
+------------
+
+Installing an operator library for other projects. Included by :doc:`OpGenFunctions`.
+
+.. command:: install_operator_library
+
+  .. code-block:: cmake
+
+    install_operator_library(<name> [EXPORT_NAMESPACE <ns>::] [CMAKE_DESTINATION <dir>]
+                             [PYTHON_DESTINATION <dir>])
+
+  ``cmake --install`` then installs, for the library ``<name>`` made by
+  :command:`add_operator_library`:
+
+  - the library (``SHARED`` or ``STATIC``) in ``CMAKE_INSTALL_LIBDIR`` (and its DLL part in
+    ``CMAKE_INSTALL_BINDIR``);
+  - its generated headers (``NS/Functions.h``, ``NS/NativeFunctions.h``, ``NS/Operators.h``) in
+    ``CMAKE_INSTALL_INCLUDEDIR``;
+  - a CMake package ``<name>``: ``CMAKE_DESTINATION`` (default ``CMAKE_INSTALL_LIBDIR/cmake/<name>``)
+    holds ``<name>Config.cmake``, which finds Torch and defines the imported target
+    ``EXPORT_NAMESPACE`` ``<name>`` (default ``<name>::<name>``), so that ``find_package(<name>)`` and
+    ``target_link_libraries(app <name>::<name>)`` are all another project needs; linking it registers
+    the operators, as in the build tree;
+  - with ``PYTHON_MODULE``, the typed Python package in ``PYTHON_DESTINATION`` (default
+    ``lib/python3/dist-packages``, where Debian's Python looks; not ``CMAKE_INSTALL_LIBDIR``, which is
+    ``lib/<multiarch>`` under ``/usr``), which then loads the installed library, found relative to
+    itself (so the installed tree can be moved as a whole, or packaged with ``DESTDIR``).
+#]=======================================================================]
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
