@@ -25,6 +25,7 @@ packages=(
   libclang-rt-dev                          # clang's sanitizer and libFuzzer runtimes: fuzz.short (tool/fuzz)
   distcc                                   # plugin_*_vision_project: the generated unit on a loopback distccd
   strace                                   # faults.kill-steps: kill -9 at each step of opgen library's rewrite
+  python3-sphinx python3-myst-parser       # docs.build: the documentation (docs/), warnings as errors
 )
 
 install_missing() {
@@ -84,8 +85,8 @@ Built in $((SECONDS - start)) s, in $PWD/$build_dir/example:
   vision/vision_generated/python/ the typed Python package (import vision)
 Try it:
   PYTHONPATH=$project/vision_generated/python /usr/bin/python3 -c 'import torch, vision; print(vision.clip_boxes(torch.tensor([[-1., 2, 30, 40]]), [20, 20]))'
-Next: make your own library from a copy of test_projects/vision, with README.md's
-"Using opgen in your project" beside you.
+Next: make your own library from a copy of test_projects/myops or test_projects/vision, with
+docs/libraries.md ("Operator libraries") beside you.
 DONE
     ;;
   test)
