@@ -4,6 +4,7 @@
 #                                            (-W --keep-going), nitpicky (-n), from scratch (-E)
 #   build_docs.sh --examples REPO OPGEN      check_examples.py: every code block of README.md and
 #                                            docs/ is included from, or checked against, a tested file
+#                                            (after its self-test)
 # Exit status 77 (skipped), with the reason in one line, where Sphinx or MyST-Parser is missing.
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1  # nothing written into the source tree
@@ -18,6 +19,9 @@ if [[ -z $python ]]; then
   exit 77
 fi
 if [[ ${1:-} == --examples ]]; then
+  # The checker first checks itself on made-up pages (it must refuse each kind of untested block).
+  out=$("$python" "$here/check_examples.py" --self-test "$3") || { echo "$out"; exit 1; }
+  echo "${out##*$'\n'}"
   exec "$python" "$here/check_examples.py" "$2" "$3"
 fi
 docs=$1 out=$2

@@ -2,6 +2,8 @@
 """No example in the docs that no test runs (ctest's docs.examples).
 
     check_examples.py REPO OPGEN
+    check_examples.py --self-test OPGEN   the checker on made-up pages: each kind of block it must
+                                          refuse is refused, and each it must accept is accepted
 
 Reads README.md and every docs/**/*.md of REPO as Markdown (markdown-it, MyST's parser) and fails,
 naming FILE:LINE, on a code block that is neither
@@ -126,9 +128,53 @@ def check_file(md, repo, opgen, projects, helps):
     return problems
 
 
+def self_test(opgen):
+    import tempfile
+    with tempfile.TemporaryDirectory() as repo:
+        def write(path, text):
+            os.makedirs(os.path.dirname(os.path.join(repo, path)), exist_ok=True)
+            with open(os.path.join(repo, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        write("test_projects/CMakeLists.txt", "opgen_plugin_test(tested_project COMMAND project tested)\n")
+        write("test_projects/run_test.sh", "#!/bin/sh\ncmake --build build\n")
+        write("test_projects/tested/a.py", "one\ntwo\nthree\n")
+        write("test_projects/untested/b.py", "one\n")
+        fence = "`" * 3
+        block = lambda info, text, marker="": "%s%s%s\n%s\n%s\n\n" % (
+            "<!-- example: %s -->\n" % marker if marker else "", fence, info, text, fence)
+        good = [block("{literalinclude} ../test_projects/tested/a.py", ""), block("{toctree}", "page"),
+                block("{include} other.md", ""), block("py", "two\nthree", "excerpt test_projects/tested/a.py"),
+                block("sh", "cmake --build build", "run-by test_projects/run_test.sh"),
+                block("", "opgen parse NATIVE_FUNCTIONS_YAML", "help parse")]
+        bad = [block("{literalinclude} ../test_projects/untested/b.py", ""), block("python", "one"),
+               block("{code-block} python", "one"), block("{include} ../test_projects/tested/a.py", ""),
+               block("py", "three\ntwo", "excerpt test_projects/tested/a.py"),
+               block("sh", "rm -rf /", "run-by test_projects/run_test.sh"),
+               block("", "opgen parse --no-such-option", "help parse"),
+               block("py", "one", "excerpt test_projects/untested/b.py"), "text\n\n    an indented block\n\n"]
+        write("docs/good.md", "".join(good))
+        write("docs/bad.md", "".join(bad))
+        projects = tested_projects(repo)
+        accepted = check_file(os.path.join(repo, "docs/good.md"), repo, opgen, projects, {})
+        refused = check_file(os.path.join(repo, "docs/bad.md"), repo, opgen, projects, {})
+    for p in accepted:
+        print("refused, but should have been accepted: " + p)
+    for p in refused:
+        print("refused, as it should be: " + p)
+    if accepted or len(refused) != len(bad):
+        print("check_examples.py --self-test: %d of %d good blocks refused, %d of %d bad ones"
+              % (len(accepted), len(good), len(refused), len(bad)))
+        return 1
+    print("check_examples.py --self-test: the %d blocks that must be refused were, the %d others passed"
+          % (len(bad), len(good)))
+    return 0
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
+    if sys.argv[1] == "--self-test":
+        return self_test(sys.argv[2])
     repo, opgen = sys.argv[1], sys.argv[2]
     projects = tested_projects(repo)
     pages = [os.path.join(repo, "README.md")]

@@ -1,10 +1,9 @@
 # The Python examples of the docs (docs/libraries.md, docs/autograd.md), run by ctest (myops_python):
 # test_myops.py LIBRARY. The parts between "docs:" markers are shown in the docs.
-import sys
 
 # docs: begin load
-import torch
-torch.ops.load_library(sys.argv[1])   # build/libmyops.so
+import sys, torch
+torch.ops.load_library(sys.argv[1])   # the library: build/libmyops.so
 print(torch.ops.myops.scale_add(torch.ones(2), torch.ones(2), alpha=3))
 # docs: end load
 assert torch.ops.myops.scale_add(torch.ones(2), torch.ones(2), alpha=3).tolist() == [4.0, 4.0]

@@ -218,7 +218,7 @@ const Command kAutogradCommand{
     .name = "autograd",
     .synopsis = R"(  opgen autograd [--python | --annotated-fn-args] NATIVE_FUNCTIONS TAGS OUT AUTOGRAD_DIR
         ATen's autograd code like torchgen's gen_autograd (not yet all of its files: see --help) and
-        gen_annotated_fn_args (see README.md).
+        gen_annotated_fn_args (see docs/commands.md).
 )",
     .run = runAutogradCommand};
 

@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::string_view kUsage = R"(Usage: opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
 
-Checks a native_functions.yaml with torchgen's rules and prints its model as JSON (README.md
+Checks a native_functions.yaml with torchgen's rules and prints its model as JSON (docs/commands.md
 describes it), on standard output or into OUT.json (rewritten only when its content changes).
 
 Options:
@@ -175,7 +175,7 @@ nlohmann::ordered_json describeModel(const model::Operators& ops) {
 const Command kParseCommand{
     .name = "parse",
     .synopsis = R"(  opgen parse NATIVE_FUNCTIONS_YAML [--tags TAGS_YAML] [--skip-autogen] [-o OUT.json] [--timings]
-        Check a native_functions.yaml and print its model as JSON (see README.md).
+        Check a native_functions.yaml and print its model as JSON (see docs/commands.md).
 )",
     .run = runParse};
 

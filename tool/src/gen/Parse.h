@@ -7,7 +7,7 @@
 
 namespace opgen::gen {
 
-// The model as documented in README.md: native_functions, groups, view_groups, counts, backend_indices.
+// The model as documented in docs/commands.md ("opgen parse"): native_functions, groups, view_groups, counts, backend_indices.
 nlohmann::ordered_json describeModel(const model::Operators& ops);
 
 }  // namespace opgen::gen

@@ -156,7 +156,7 @@ const Command kPythonCommand{
     .name = "python",
     .synopsis = R"(  opgen python --native-functions NATIVE_FUNCTIONS_YAML --templates DIR -o OUT [--tags TAGS_YAML]
                [--deprecated DEPRECATED_YAML] [--comment-dir TEXT] [--timings]
-        Generate PyTorch's Python bindings like torchgen's gen_python_functions.gen (see README.md).
+        Generate PyTorch's Python bindings like torchgen's gen_python_functions.gen (see docs/commands.md).
 )",
     .run = runPythonCommand};
 
