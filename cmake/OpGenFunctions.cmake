@@ -29,6 +29,8 @@ names the function, the library and the argument. Expects the executable target 
   target property ``OPGEN_OUTPUT_DIR``): ``include/NS/{Functions,NativeFunctions,Operators}.h`` and
   ``src/{Operators,RegisterSchema,Register<Key>,AutogenKernels}.cpp``.
 
+  ``YAML``
+    The operators, in ``native_functions.yaml`` format (required).
   ``NAMESPACE``
     The operators' namespace; defaults to the YAML's (``func: NS::op(...)``) and must agree with it.
   ``TAGS``
@@ -42,8 +44,12 @@ names the function, the library and the argument. Expects the executable target 
     Dispatch keys whose kernels the ``dispatch:`` entries name (e.g. ``CPU``), as
     :command:`add_dispatch_backend` ``(<name> <key>)`` calls. CompositeImplicitAutograd,
     CompositeExplicitAutograd and Meta are always registered.
+  ``SOURCES``
+    The kernels' sources (and any other source of the library).
   ``SHARDS``
     Splits each ``Register<Key>.cpp`` in ``<n>`` files (1 to 64).
+  ``OUTPUT_DIR``
+    Where the files are generated; two libraries, or two build trees, cannot share one.
   ``TORCH_VERSION``
     Spell the code for that PyTorch release (its row of opgen's table) instead of the facts read
     from the headers of the libtorch ``find_package(Torch)`` found.
@@ -52,6 +58,9 @@ names the function, the library and the argument. Expects the executable target 
     ``OPGEN_PYTHON_DIR``), which loads the library on import.
   ``PER_OPERATOR_HEADERS``
     Also write each operator's headers, ``include/NS/ops/OP.h``, ``OP_ops.h`` and ``OP_native.h``.
+  ``SHARED|STATIC|OBJECT|MODULE``
+    The kind of library (default ``SHARED``); ``MODULE`` is for loading only
+    (``torch.ops.load_library``).
 
   The library requires the C++ standard the libtorch needs (``cxx_std_17`` or more, ``PUBLIC``).
   Before the library is linked (archived, for ``STATIC``; an ``OBJECT`` library has no link step),

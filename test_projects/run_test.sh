@@ -6,6 +6,8 @@
 #                                                       (default vision), then the project's ctest;
 #                                                       through ccache, again in a second folder:
 #                                                       every object a cache hit
+#   run_test.sh example    GENERATOR PREFIX WORK NAME   installed package: build test_projects/NAME and run
+#                                                       its ctest, nothing else (myops: the docs' example)
 #   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
 #   run_test.sh install    GENERATOR PREFIX WORK        install_operator_library: the installed library
 #                                                       serves test_projects/consumer and Python
@@ -32,6 +34,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 project=vision
 case $mode in
   project) project=${5:-vision} ;;
+  example) project=$5 ;;
   derivatives) project=autograd ;;
   privateuse1) project=privateuse1 ;;
   cuda) project=cuda ;;
@@ -125,6 +128,11 @@ case $mode in
       stop_distccd
       echo "ok: the generated translation unit compiled on the loopback distccd"
     fi
+    ;;
+  example)
+    configure >/dev/null
+    build_log >/dev/null
+    ctest --test-dir "$build" --output-on-failure
     ;;
   cuda)
     if [[ $5 == gpu ]]; then
