@@ -7,7 +7,9 @@
 #                                                       through ccache, again in a second folder:
 #                                                       every object a cache hit
 #   run_test.sh example    GENERATOR PREFIX WORK NAME   installed package: build test_projects/NAME and run
-#                                                       its ctest, nothing else (myops: the docs' example)
+#                                                       its ctest (myops: the docs' example); with its
+#                                                       broken_kernels.cpp, the build fails with the lines
+#                                                       of its expected_kernel_errors.txt
 #   run_test.sh subdir     GENERATOR SOURCE WORK OPGEN  add_subdirectory of opgen's source tree
 #   run_test.sh install    GENERATOR PREFIX WORK        install_operator_library: the installed library
 #                                                       serves test_projects/consumer and Python
@@ -133,6 +135,20 @@ case $mode in
     configure >/dev/null
     build_log >/dev/null
     ctest --test-dir "$build" --output-on-failure
+    if [[ -f $work/src/broken_kernels.cpp ]]; then
+      # The docs' example of the link-time check: with broken_kernels.cpp as kernels.cpp, the build
+      # stops before the link with the lines of expected_kernel_errors.txt (each at the end of a line
+      # of the build's output, which names ops.yaml by its full path).
+      echo "== the kernels of broken_kernels.cpp: the build fails with expected_kernel_errors.txt"
+      cp "$work/src/broken_kernels.cpp" "$work/src/kernels.cpp"
+      if build_log >/dev/null; then fail "the build with broken_kernels.cpp succeeded"; fi
+      while IFS= read -r line; do
+        grep -qF -- "/$line" "$work/last.log" || { cat "$work/last.log"; fail "no line ending in: $line"; }
+      done <"$work/src/expected_kernel_errors.txt"
+      [[ $(grep -cE "(error|note): " "$work/last.log") == $(wc -l <"$work/src/expected_kernel_errors.txt") ]] ||
+        { cat "$work/last.log"; fail "the build printed other errors than expected_kernel_errors.txt's"; }
+      echo "ok: the build stopped with expected_kernel_errors.txt's lines"
+    fi
     ;;
   cuda)
     if [[ $5 == gpu ]]; then
