@@ -58,6 +58,10 @@ if [[ $mode == wheel ]]; then
     skip "python3 has no scikit-build-core, which builds the wheel (Debian: python3-scikit-build-core, from trixie on)"
   python3 -m pip --version >/dev/null 2>&1 || skip "python3 has no pip (Debian: python3-pip)"
   python3 -c 'import ensurepip' 2>/dev/null || skip "python3 cannot make a virtual environment (Debian: python3-venv)"
+  if [[ ${5:-} == backend ]]; then
+    python3 -c 'import importlib.metadata as m, sys; sys.exit(tuple(map(int, m.version("torch").split(".")[:2])) < (2, 5))' ||
+      skip "python3's PyTorch loads no device backend with import torch (the torch.backends entry points: PyTorch 2.5 on)"
+  fi
 fi
 rm -rf "$work"
 mkdir -p "$work"
