@@ -757,6 +757,19 @@ PY
       searched "$work"/ld-alone.* | grep -q "find library=libtorch_cpu" ||
         fail "the LD_DEBUG check sees no search even for libmyops.so loaded alone"
       echo "ok: libmyops.so took the libtorch libraries that import torch loaded (no search path needed)"
+      echo "== a C++ program uses the installed wheel's library: find_package(myops), site-packages on CMAKE_PREFIX_PATH"
+      site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+      mkdir -p "$work/cpp-src"
+      printf '%s\n' '#include <myops/Functions.h>' '#include <ATen/ATen.h>' '#include <iostream>' \
+        'int main() { std::cout << myops::scale_shift(at::ones({2}), 2.0, 0.5).sum().item<double>() << std::endl; }' \
+        >"$work/cpp-src/main.cpp"
+      printf '%s\n' 'cmake_minimum_required(VERSION 3.22)' 'project(usewheel CXX)' 'find_package(myops REQUIRED)' \
+        'add_executable(usewheel main.cpp)' 'target_link_libraries(usewheel PRIVATE myops::myops)' >"$work/cpp-src/CMakeLists.txt"
+      cmake -S "$work/cpp-src" -B "$work/cpp" -G "$generator" -DCMAKE_PREFIX_PATH="$site" "${launcher[@]}" >"$work/cpp.log" 2>&1 &&
+        cmake --build "$work/cpp" >>"$work/cpp.log" 2>&1 || { cat "$work/cpp.log"; fail "find_package(myops) of the installed wheel"; }
+      grep -qF "$site/myops/libmyops.so" "$work/cpp/build.ninja" || fail "usewheel does not link the wheel's libmyops.so"
+      [[ $("$work/cpp/usewheel") == 5 ]] || fail "usewheel printed $("$work/cpp/usewheel"), not 5"
+      echo "ok: usewheel, built against the wheel's headers and CMake package, runs myops::scale_shift"
       echo "== install_operator_library's errors in a wheel (configured as scikit-build-core does: SKBUILD)"
       wheel_error() {  # NAME EXPECTED-TEXT [CMAKE-ARG]...
         local name=$1 expected=$2

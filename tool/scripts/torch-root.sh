@@ -17,19 +17,20 @@
 # SUITE: sid (PyTorch 2.14.1, GCC 16, CMake 4.3) or trixie (PyTorch 2.6.0, GCC 14, CMake 3.31).
 # Where: $OPGEN_<SUITE>_ROOT (OPGEN_SID_ROOT, OPGEN_TRIXIE_ROOT), else
 # ${XDG_CACHE_HOME:-~/.cache}/opgen/SUITE-root. The root records the package list it was made with
-# (.opgen-root) and the packages installed into it since (.opgen-root-added): when the list below gains
-# packages, `ensure` installs those into the existing root (apt-get inside it, a minute) instead of
-# making it again; packages dropped from the list stay. The mirror is $OPGEN_DEBIAN_MIRROR, else the first Debian
-# archive (not -security) in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list. When the
-# mirror cannot be reached, `ensure` says so and exits 77; the tests that need the root then report
-# that reason as skipped (never as passed). A failed download is tried once more; apt's own errors
-# are printed and kept in SUITE-root.log beside the root.
+# (.opgen-root) and the packages installed into it since (.opgen-root-added): when the list below
+# gains packages, `ensure` installs those into the existing root (apt-get inside it, under a minute)
+# instead of making it again; packages dropped from the list stay. The mirror is
+# $OPGEN_DEBIAN_MIRROR, else the first Debian archive (not -security) in
+# /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list. When the mirror cannot be reached,
+# `ensure` says so and exits 77; the tests that need the root then report that reason as skipped
+# (never as passed). A failed download is tried once more; apt's own errors are printed and kept in
+# SUITE-root.log beside the root.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 project=$(cd "$here/../.." && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")  # (`enter` re-runs it from another folder)
 
-usage() { sed -n '2,26p' "$0" >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" >&2; exit 2; }
 
 # The first Debian archive of this machine's apt sources: deb822 files first, then the one-line format.
 debian_mirror() {
