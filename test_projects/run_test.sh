@@ -27,6 +27,13 @@
 #                                                       (CUDAOPS_CUDA=OFF); gpu the whole library, CUDA kernels
 #                                                       included, where nvcc, an NVIDIA GPU and PyTorch with
 #                                                       CUDA are (else exit 77, skipped, with the reason)
+#   run_test.sh wheel      GENERATOR PREFIX WORK ops|backend  a wheel with pip and scikit-build-core (offline,
+#                                                       no build isolation): ops test_projects/wheel (an operator
+#                                                       library, install_operator_library), backend
+#                                                       test_projects/wheel_backend (a device backend, loaded by
+#                                                       `import torch`); its contents and metadata, installed
+#                                                       into a fresh venv, used, uninstalled (exit 77 without
+#                                                       scikit-build-core, pip or venv: Debian 12)
 set -euo pipefail
 mode=$1 generator=$2 where=$3 work=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,6 +47,7 @@ case $mode in
   derivatives) project=autograd ;;
   privateuse1) project=privateuse1 ;;
   cuda) project=cuda ;;
+  wheel) project=wheel; [[ ${5:-} == backend ]] && project=wheel_backend ;;
 esac
 if [[ $mode == cuda && ${5:-} == gpu ]]; then
   # What the CUDA half needs, each missing one a reason to skip (before anything is built).
@@ -48,6 +56,17 @@ if [[ $mode == cuda && ${5:-} == gpu ]]; then
   command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "no NVIDIA GPU (nvidia-smi lists none)"
   python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
     skip "python3's PyTorch has no CUDA or sees no GPU (torch.cuda.is_available() is not True)"
+fi
+if [[ $mode == wheel ]]; then
+  skip() { echo "skipped: $*"; exit 77; }
+  python3 -c 'import scikit_build_core' 2>/dev/null ||
+    skip "python3 has no scikit-build-core, which builds the wheel (Debian: python3-scikit-build-core, from trixie on)"
+  python3 -m pip --version >/dev/null 2>&1 || skip "python3 has no pip (Debian: python3-pip)"
+  python3 -c 'import ensurepip' 2>/dev/null || skip "python3 cannot make a virtual environment (Debian: python3-venv)"
+  if [[ ${5:-} == backend ]]; then
+    python3 -c 'import importlib.metadata as m, sys; sys.exit(tuple(map(int, m.version("torch").split(".")[:2])) < (2, 5))' ||
+      skip "python3's PyTorch loads no device backend with import torch (the torch.backends entry points: PyTorch 2.5 on)"
+  fi
 fi
 rm -rf "$work"
 mkdir -p "$work"
@@ -661,5 +680,164 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
       "add_dispatch_backend(hostdev CPU)"
     echo "privateuse1: all good"
     ;;
-  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+  wheel)
+    src=$work/src
+    if [[ $project == wheel_backend ]]; then
+      # The backend of test_projects/privateuse1, and the wheel's requirement on torch as test_projects/wheel says it.
+      cp "$here"/privateuse1/{backend.yaml,device.cpp,kernels.cpp,hostdev.h} "$here/wheel/torch_requirement.py" "$src/"
+      package=hostdev
+    else
+      package=myops
+    fi
+    release=$(python3 -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))')
+    echo "== pip wheel (scikit-build-core, offline, against PyTorch $release)"
+    export CMAKE_PREFIX_PATH=$where
+    ((${#launcher[@]} == 0)) || export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    start=$SECONDS
+    python3 -m pip wheel "$src" --no-build-isolation --no-index --no-deps -w "$work/dist" -C build-dir="$build" \
+      >"$work/wheel.log" 2>&1 || { cat "$work/wheel.log"; fail "pip wheel failed"; }
+    wheels=("$work"/dist/*.whl)
+    ((${#wheels[@]} == 1)) || fail "pip wheel made ${#wheels[@]} wheels: ${wheels[*]}"
+    wheel=${wheels[0]}
+    echo "ok: $(basename "$wheel") in $((SECONDS - start)) s"
+    # Its name, files and metadata: the package at the top (with the library inside), the dist-info
+    # folder, nothing else; any Python 3; torch==X.Y.* of the PyTorch it was built against.
+    python3 - "$wheel" "$package" "$release" <<'PY' || fail "the wheel's contents or metadata (above)"
+import os, sys, zipfile
+wheel, package, release = sys.argv[1:]
+name = os.path.basename(wheel)
+errors = []
+if not name.startswith(package + "-") or "-py3-none-" not in name:
+    errors.append(f"{name} is not tagged py3-none-PLATFORM")
+files = zipfile.ZipFile(wheel).namelist()
+dist_info = [f for f in files if f.split("/")[0].endswith(".dist-info")]
+top = sorted({f.split("/")[0] for f in files})
+if top != sorted({package, dist_info[0].split("/")[0]}):
+    errors.append(f"the wheel's top level is {top}, not the package {package} and its .dist-info")
+library = f"{package}/lib{package}.so"
+if library not in files:
+    errors.append(f"no {library} in the package")
+metadata = zipfile.ZipFile(wheel).read(dist_info[0].split("/")[0] + "/METADATA").decode()
+requires = [l.split(":", 1)[1].strip() for l in metadata.splitlines() if l.startswith("Requires-Dist:")]
+if requires != [f"torch=={release}.*"]:
+    errors.append(f"Requires-Dist is {requires}, not torch=={release}.*")
+if package == "hostdev":
+    entry_points = zipfile.ZipFile(wheel).read(dist_info[0].split("/")[0] + "/entry_points.txt").decode()
+    if "[torch.backends]\nhostdev = hostdev:_autoload" not in entry_points:
+        errors.append(f"no torch.backends entry point hostdev:\n{entry_points}")
+for e in errors:
+    print("wheel:", e)
+print(f"wheel: {len(files)} files, top level {top}, Requires-Dist {requires}")
+sys.exit(1 if errors else 0)
+PY
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])' \
+      "$wheel" "$package/lib$package.so" "$work/unzipped"
+    dynamic=$(readelf -d "$work/unzipped/$package/lib$package.so")
+    ! grep -qE "NEEDED.*libpython" <<<"$dynamic" || fail "lib$package.so links Python, yet the wheel is for any Python 3"
+    ! grep -qE "R(UN)?PATH" <<<"$dynamic" || fail "lib$package.so keeps a search path: $(grep -E 'R(UN)?PATH' <<<"$dynamic")"
+    echo "ok: py3-none, the package alone at the top, torch==$release.*, a library without Python or RPATH"
+
+    echo "== installed into a fresh virtual environment (--system-site-packages: the PyTorch installed)"
+    venv=$work/venv
+    python3 -m venv --system-site-packages "$venv"
+    # --no-deps: Debian's own torch does not satisfy its own metadata everywhere (trixie's requires
+    # sympy==1.13.1 beside Debian's 1.13.3), so pip's resolver would fail on torch, not on the wheel:
+    # the wheel's requirement is checked against the torch installed below.
+    "$venv/bin/python" -m pip install --no-index --no-deps "$wheel" >"$work/install.log" 2>&1 ||
+      { cat "$work/install.log"; fail "pip install failed"; }
+    cd "$work"  # (not the source folder: Python must import the installed package)
+    "$venv/bin/python" - "$package" <<'PY' || fail "the installed wheel's requirement is not met by the torch installed"
+import importlib.metadata as m, sys
+from packaging.requirements import Requirement
+torch = m.version("torch")
+for r in m.requires(sys.argv[1]):
+    assert Requirement(r).specifier.contains(torch, prereleases=True), (r, torch)
+    print(f"ok: {r} is met by torch {torch}")
+PY
+    if [[ $package == myops ]]; then
+      # The library finds libtorch as the torch imported before it loaded it: the loader searches for
+      # none of its libtorch libraries (LD_DEBUG) when it loads it.
+      LD_DEBUG=libs,files LD_DEBUG_OUTPUT=$work/ld "$venv/bin/python" - "$venv" <<'PY' || fail "the installed package does not run"
+import sys, torch, myops
+assert myops.__file__.startswith(sys.argv[1]), myops.__file__
+assert myops._BUILT_LIBRARY.startswith(sys.argv[1]) and myops._BUILT_LIBRARY.endswith("/myops/libmyops.so"), myops._BUILT_LIBRARY
+got = myops.scale_shift(torch.tensor([1.0, 2.0]), 3.0, offset=1.0)
+assert got.tolist() == [4.0, 7.0], got
+assert torch.ops.myops.scale_shift(torch.tensor([2.0]), 0.5).tolist() == [1.0]
+print("ok: import myops loads", myops._BUILT_LIBRARY, "and myops.scale_shift runs")
+PY
+      # The loader's searches for libtorch's libraries from its mapping libmyops.so to its initializing it.
+      searched() {
+        awk '/file=.*myops\/libmyops\.so .*generating link map/ { on = 1; next }
+             on && /calling init: .*myops\/libmyops\.so/ { printf "%s", block; found = 1; exit }
+             on && /find library=lib(torch|c10)/ { block = block $0 "\n" }
+             END { if (!found) print "no libmyops.so in the log" }' "$@"
+      }
+      [[ -z $(searched "$work"/ld.*) ]] || { searched "$work"/ld.*; fail "libmyops.so searched for libtorch's libraries"; }
+      # (The check sees a search: libmyops.so loaded without torch imported first searches for them.)
+      LD_DEBUG=libs,files LD_DEBUG_OUTPUT=$work/ld-alone "$venv/bin/python" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' \
+        "$(find "$venv/lib" -path '*-packages/myops/libmyops.so')" ||
+        fail "libmyops.so does not load on its own"
+      searched "$work"/ld-alone.* | grep -q "find library=libtorch_cpu" ||
+        fail "the LD_DEBUG check sees no search even for libmyops.so loaded alone"
+      echo "ok: libmyops.so took the libtorch libraries that import torch loaded (no search path needed)"
+      echo "== a C++ program uses the installed wheel's library: find_package(myops), site-packages on CMAKE_PREFIX_PATH"
+      site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+      mkdir -p "$work/cpp-src"
+      printf '%s\n' '#include <myops/Functions.h>' '#include <ATen/ATen.h>' '#include <iostream>' \
+        'int main() { std::cout << myops::scale_shift(at::ones({2}), 2.0, 0.5).sum().item<double>() << std::endl; }' \
+        >"$work/cpp-src/main.cpp"
+      printf '%s\n' 'cmake_minimum_required(VERSION 3.22)' 'project(usewheel CXX)' 'find_package(myops REQUIRED)' \
+        'add_executable(usewheel main.cpp)' 'target_link_libraries(usewheel PRIVATE myops::myops)' >"$work/cpp-src/CMakeLists.txt"
+      cmake -S "$work/cpp-src" -B "$work/cpp" -G "$generator" -DCMAKE_PREFIX_PATH="$site" "${launcher[@]}" >"$work/cpp.log" 2>&1 &&
+        cmake --build "$work/cpp" >>"$work/cpp.log" 2>&1 || { cat "$work/cpp.log"; fail "find_package(myops) of the installed wheel"; }
+      grep -qF "$site/myops/libmyops.so" "$work/cpp/build.ninja" || fail "usewheel does not link the wheel's libmyops.so"
+      [[ $("$work/cpp/usewheel") == 5 ]] || fail "usewheel printed $("$work/cpp/usewheel"), not 5"
+      echo "ok: usewheel, built against the wheel's headers and CMake package, runs myops::scale_shift"
+      echo "== install_operator_library's errors in a wheel (configured as scikit-build-core does: SKBUILD)"
+      wheel_error() {  # NAME EXPECTED-TEXT [CMAKE-ARG]...
+        local name=$1 expected=$2
+        shift 2
+        rm -rf "$work/bad"
+        if cmake -S "$work/bad-src" -B "$work/bad" -G "$generator" -DSKBUILD=2 "$@" >"$work/bad.log" 2>&1; then
+          fail "$name: configure succeeded"
+        fi
+        tr -s ' \n' '  ' <"$work/bad.log" | grep -qF "$expected" || { cat "$work/bad.log"; fail "$name: no '$expected'"; }
+        echo "ok: $name"
+      }
+      cp -r "$src" "$work/bad-src"
+      printf '#!/bin/sh\necho 1.0.0\n' >"$work/python-with-torch-1.0"
+      chmod +x "$work/python-with-torch-1.0"
+      wheel_error "another torch than the Python's" \
+        "install_operator_library(myops): the wheel is built against PyTorch $release" \
+        -DPython_EXECUTABLE="$work/python-with-torch-1.0"
+      grep -qF "imports torch 1.0.0, the release the wheel would require" "$work/bad.log" || { cat "$work/bad.log"; fail "the Python's torch is not named"; }
+      sed -i '/^  PYTHON_MODULE)$/d; s/^  BACKENDS CPU$/  BACKENDS CPU)/' "$work/bad-src/CMakeLists.txt"
+      wheel_error "no PYTHON_MODULE" \
+        "install_operator_library(myops): in a wheel (scikit-build-core sets SKBUILD) the library is what its Python package loads: make it SHARED, with PYTHON_MODULE ('myops' is SHARED_LIBRARY without PYTHON_MODULE)"
+    else
+      "$venv/bin/python" - <<'PY' || fail "import torch does not load the backend"
+import sys, torch
+assert "hostdev" in sys.modules, "import torch did not import hostdev (the torch.backends entry point)"
+ones = torch.ones(3, device="hostdev")
+assert ones.device.type == "hostdev", ones.device
+assert (ones + ones).cpu().tolist() == [2.0, 2.0, 2.0]
+assert torch.hostdev.device_count() == 1
+print("ok: import torch loaded hostdev (torch", torch.__version__ + "); torch.ones(3, device='hostdev') + itself runs")
+PY
+      TORCH_DEVICE_BACKEND_AUTOLOAD=0 "$venv/bin/python" -c 'import sys, torch; assert "hostdev" not in sys.modules' ||
+        fail "TORCH_DEVICE_BACKEND_AUTOLOAD=0, yet import torch imported hostdev"
+      echo "ok: TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns the autoload off"
+    fi
+
+    echo "== uninstalled"
+    "$venv/bin/python" -m pip uninstall -y "$package" >"$work/uninstall.log" 2>&1 || { cat "$work/uninstall.log"; fail "pip uninstall failed"; }
+    left=$(find "$venv/lib" -path "*-packages/$package*" | head -5)
+    [[ -z $left ]] || fail "pip uninstall left $left"
+    "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$package') is not None)" ||
+      fail "$package is still importable after pip uninstall"
+    echo "ok: nothing of $package is left"
+    echo "wheel $5: all good"
+    ;;
+  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
 esac

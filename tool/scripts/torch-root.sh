@@ -16,17 +16,21 @@
 #
 # SUITE: sid (PyTorch 2.14.1, GCC 16, CMake 4.3) or trixie (PyTorch 2.6.0, GCC 14, CMake 3.31).
 # Where: $OPGEN_<SUITE>_ROOT (OPGEN_SID_ROOT, OPGEN_TRIXIE_ROOT), else
-# ${XDG_CACHE_HOME:-~/.cache}/opgen/SUITE-root. The root records the package list it was made with; a
-# root made with another list is made again. The mirror is $OPGEN_DEBIAN_MIRROR, else the first Debian
-# archive (not -security) in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list. When the
-# mirror cannot be reached, `ensure` says so and exits 77; the tests that need the root then report
-# that reason as skipped (never as passed). A failed download is tried once more; apt's own errors
-# are printed and kept in SUITE-root.log beside the root.
+# ${XDG_CACHE_HOME:-~/.cache}/opgen/SUITE-root. The root records the package list it was made with
+# (.opgen-root) and the packages installed into it since (.opgen-root-added): when the list below
+# gains packages, `ensure` installs those into the existing root (apt-get inside it, under a minute)
+# instead of making it again; packages dropped from the list stay. The mirror is
+# $OPGEN_DEBIAN_MIRROR, else the first Debian archive (not -security) in
+# /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list. When the mirror cannot be reached,
+# `ensure` says so and exits 77; the tests that need the root then report that reason as skipped
+# (never as passed). A failed download is tried once more; apt's own errors are printed and kept in
+# SUITE-root.log beside the root.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 project=$(cd "$here/../.." && pwd)
+self=$here/$(basename "${BASH_SOURCE[0]}")  # (`enter` re-runs it from another folder)
 
-usage() { sed -n '2,24p' "$0" >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" >&2; exit 2; }
 
 # The first Debian archive of this machine's apt sources: deb822 files first, then the one-line format.
 debian_mirror() {
@@ -58,25 +62,30 @@ case $suite in
   sid)
     # libtorch 2.14.1, Python 3.14, GCC 16, CMake 4.3. sid's index here is a fixed snapshot whose
     # Release file is past its Valid-Until date.
-    packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0 ccache)
+    packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0 ccache
+              python3-scikit-build-core python3-pip python3-venv)
     aptopts=('Acquire::Check-Valid-Until "false"') ;;
   trixie)
     # libtorch 2.6.0, Python 3.13, GCC 14, CMake 3.31.
-    packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0 ccache)
+    packages=(libtorch-dev python3-torch g++ cmake ninja-build make libgtest-dev libyaml-0-2 libmd0 ccache
+              python3-scikit-build-core python3-pip python3-venv)
     aptopts=('Acquire::Check-Valid-Until "false"') ;;
   ''|-h|--help) usage ;;
   *) echo "torch-root: unknown suite '$suite' (sid, trixie)" >&2; exit 2 ;;
 esac
 shift
 # What the tests run inside: the compiler and build tools of the plugin tests, PyTorch for C++ and
-# Python, GoogleTest (the test projects' C++ tests), and the libraries an opgen built on the host
-# links (libyaml, libmd; others, such as mimalloc whose soname differs, are copied from the host).
+# Python, GoogleTest (the test projects' C++ tests), the libraries an opgen built on the host
+# links (libyaml, libmd; others, such as mimalloc whose soname differs, are copied from the host),
+# and what builds and installs a wheel (scikit-build-core, pip, venv: the wheel tests). Only ever add
+# to the lists: a package added is installed into a root made before (see ensure).
 recipe="$suite ${packages[*]}"
 upper=$(tr '[:lower:]' '[:upper:]' <<<"$suite")
 root_var=OPGEN_${upper}_ROOT
 root=${!root_var:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/$suite-root}
 root=${root%/}
 stamp=$root/.opgen-root
+added=$root/.opgen-root-added
 reason_file=$root.unavailable
 log_file=$root.log
 
@@ -86,7 +95,14 @@ skip() {  # prints the reason, remembers it for `check`, exits 77
   exit 77
 }
 
-ready() { [[ -f $stamp && $(cat "$stamp") == "$recipe" ]]; }
+# The root is there, made for this suite (its stamp: "SUITE PACKAGE..."), whatever its packages.
+made() { [[ -f $stamp && $(cut -d' ' -f1 "$stamp") == "$suite" ]]; }
+# The packages of the list that the root lacks: neither made with nor installed since, one a line.
+missing_packages() {
+  comm -23 <(printf '%s\n' "${packages[@]}" | sort -u) \
+           <({ cut -d' ' -f2- "$stamp" | tr ' ' '\n'; cat "$added" 2>/dev/null || true; } | sort -u)
+}
+ready() { made && [[ -z $(missing_packages) ]]; }
 
 # A root with the right stamp can still be unusable (a cache restored without its symlinks, a
 # half-deleted folder): `ensure` checks that the tools and PyTorch the tests use really run in it.
@@ -108,10 +124,48 @@ debootstrap_into() {
     "$suite" "$dir" "$mirror" >>"$log_file" 2>&1
 }
 
-# apt's and mmdebstrap's own error lines from the log (what --quiet used to hide), at most 15.
+# apt's and mmdebstrap's own error lines from the log (what --quiet used to hide), at most 15; from
+# line FROM on (default: the whole log).
 log_errors() {
-  grep -E '^(E|W|Err|Ign):|Failed to fetch|Hash Sum mismatch|Could not|Unable to|Temporary failure|Connection|404|mmdebstrap failed|error' \
-    "$log_file" | grep -v '^W: .*Valid-Until' | tail -n 15 || true
+  tail -n "+${1:-1}" "$log_file" |
+    grep -E '^(E|W|Err|Ign):|Failed to fetch|Hash Sum mismatch|Could not|Unable to|Temporary failure|Connection|404|mmdebstrap failed|error' |
+    grep -v '^W: .*Valid-Until' | tail -n 15 || true
+}
+download_failed() {  # FROM: whether the log from line FROM on says a download failed
+  tail -n "+$1" "$log_file" | grep -qE 'Failed to fetch|download failed|Hash Sum mismatch|Connection|Temporary failure|Could not'
+}
+
+# The packages of the list that the root made earlier lacks, installed into it with its own apt
+# (apt-get update and install inside the root, through `enter`), with the log and the one retry of
+# the making. Under the lock of `ensure`. The root keeps working for the tests running in it meanwhile:
+# packages are only added.
+add_packages() {
+  local missing start=$SECONDS try from
+  mapfile -t missing < <(missing_packages)
+  echo "torch-root: installing ${missing[*]} into the $suite root in $root (added to its package list; log: $log_file)" >&2
+  for try in 1 2; do
+    touch "$log_file"
+    from=$(($(wc -l <"$log_file") + 1))
+    echo "== apt-get install ${missing[*]} into the $suite root (try $try)" >>"$log_file"
+    if (cd / && enter /usr/bin/env DEBIAN_FRONTEND=noninteractive /bin/sh -c \
+          'apt-get update && apt-get install -y --no-install-recommends "$@" && apt-get clean' sh "${missing[@]}") \
+          >>"$log_file" 2>&1; then
+      printf '%s\n' "${missing[@]}" >>"$added"
+      rm -f "$reason_file"
+      echo "torch-root: installed ${missing[*]} into the $suite root in $((SECONDS - start)) s" >&2
+      return 0
+    fi
+    if ((try == 1)) && download_failed "$from"; then
+      echo "torch-root: a download failed; trying once more:" >&2
+      log_errors "$from" | sed 's/^/  /' >&2
+      continue
+    fi
+    break
+  done
+  echo "torch-root: apt-get could not install ${missing[*]} into the $suite root; apt said:" >&2
+  log_errors "$from" | sed 's/^/  /' >&2
+  echo "torch-root: the whole log: $log_file" >&2
+  return 1
 }
 
 ensure() {
@@ -133,6 +187,12 @@ ensure() {
      ! wget -q -O /dev/null --timeout=30 "$mirror/dists/$suite/Release" 2>/dev/null; then
     skip "the Debian mirror $mirror (from this machine's apt sources) cannot be reached, so the $suite root cannot be made"
   fi
+  # Made before with fewer packages: install those added to the list, keep the rest.
+  if made && usable; then
+    add_packages || exit 1
+    echo "$root"
+    return
+  fi
   echo "torch-root: making the $suite root in $root (PyTorch from Debian $suite, about 2 GB; 4-9 minutes, once; log: $log_file)" >&2
   local start=$SECONDS tmp try
   rm -rf "$root" "$root".new.*
@@ -144,7 +204,7 @@ ensure() {
     rm -rf "$tmp"
     tmp=
     # A download that failed half-way (a reset connection, a mirror syncing) usually works the second time.
-    if ((try == 1)) && grep -qE 'Failed to fetch|download failed|Hash Sum mismatch|Connection|Temporary failure|Could not' "$log_file"; then
+    if ((try == 1)) && download_failed 1; then
       echo "torch-root: a download failed; trying once more:" >&2
       log_errors | sed 's/^/  /' >&2
       continue
@@ -177,7 +237,9 @@ ensure() {
 
 check() {
   ready && return 0
-  if [[ -f $reason_file ]]; then
+  if made; then
+    echo "skipped: the $suite root ($root) lacks $(missing_packages | tr '\n' ' ')of its package list; install them with tool/scripts/torch-root.sh $suite ensure" >&2
+  elif [[ -f $reason_file ]]; then
     echo "skipped: the $suite root (PyTorch runtime) is not there: $(cat "$reason_file")" >&2
   else
     echo "skipped: the $suite root (PyTorch runtime) is not there ($root); make it with tool/scripts/torch-root.sh $suite ensure" >&2
@@ -202,14 +264,19 @@ provide_host_libraries() {
 run() {
   check
   [[ -n ${OPGEN_ROOT_HOST_EXE:-} ]] && provide_host_libraries "$OPGEN_ROOT_HOST_EXE"
+  enter "$@"
+}
+
+# Runs CMD [ARG]... in the root (as `run` says), whatever its stamp; does not return.
+enter() {
   # A private mount namespace needs "/" to be a mount point; in a chroot or some containers it is
   # not ("cannot change root filesystem propagation"): then the namespace keeps the propagation it
   # inherits, and `inside` unmounts what it mounted before it returns.
   local err err2
   if err=$(unshare --mount --propagation private true 2>&1); then
-    exec unshare --mount --propagation private "$0" "$suite" _inside private "$PWD" "$@"
+    exec unshare --mount --propagation private "$self" "$suite" _inside private "$PWD" "$@"
   elif err2=$(unshare --mount --propagation unchanged true 2>&1); then
-    exec unshare --mount --propagation unchanged "$0" "$suite" _inside shared "$PWD" "$@"
+    exec unshare --mount --propagation unchanged "$self" "$suite" _inside shared "$PWD" "$@"
   else
     echo "torch-root: cannot make a mount namespace here, so the $suite root cannot be entered: $err; $err2" >&2
     exit 1
