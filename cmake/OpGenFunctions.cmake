@@ -3,7 +3,7 @@
 #   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DEFAULT_TAGS tag...]
 #                        [DERIVATIVES derivatives.yaml]
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
+#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [AOTI_SHIMS] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
@@ -22,6 +22,8 @@
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects (see the file).
 include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
+# AOTI_SHIMS: AOTInductor C shims of the operators (see the file, and docs/aoti.md).
+include("${CMAKE_CURRENT_LIST_DIR}/OpGenAoti.cmake")
 
 # After cmake_parse_arguments(... arg ...) in a function of WHO: an unknown argument or a keyword
 # without its value stops CMake, saying what WHO expects (EXPECTED). A macro: it reads the caller's
@@ -222,10 +224,10 @@ endfunction()
 
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS;AOTI_SHIMS"
                         "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS;DEFAULT_TAGS")
   _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
-OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
+OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -243,7 +245,11 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OB
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
+    OPGEN_AOTI_SHIMS "${arg_AOTI_SHIMS}")
+  if(arg_AOTI_SHIMS)
+    _opgen_check_aoti_shims("${who}")
+  endif()
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -294,7 +300,7 @@ endfunction()
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
   foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
-            PER_OPERATOR_HEADERS DEFAULT_TAGS)
+            PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -317,6 +323,9 @@ function(_opgen_finalize name)
   endif()
   if(PER_OPERATOR_HEADERS)
     list(APPEND args --per-operator-headers)
+  endif()
+  if(AOTI_SHIMS)
+    list(APPEND args --aoti-shims)
   endif()
   if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
     # The namespace, or the list of per-operator headers, comes from the yaml: configure again when

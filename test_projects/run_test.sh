@@ -19,6 +19,11 @@
 #                                                       native_functions.yaml and libtorch compile against it
 #   run_test.sh privateuse1 GENERATOR PREFIX WORK       test_projects/privateuse1 (add_dispatch_backend): build,
 #                                                       its tests, what edits rebuild, backend YAML errors
+#   run_test.sh aoti       GENERATOR PREFIX WORK        test_projects/aoti (AOTI_SHIMS): a model calling the library's
+#                                                       operators compiled by AOTInductor with and without the
+#                                                       generated C shims, run from Python and from C++ without
+#                                                       Python; where PyTorch's AOTInductor takes custom operator
+#                                                       shims (else exit 77, skipped, with the reason)
 #   run_test.sh cuda       GENERATOR PREFIX WORK cpu|gpu  test_projects/cuda: cpu builds and tests its CPU half
 #                                                       (CUDAOPS_CUDA=OFF); gpu the whole library, CUDA kernels
 #                                                       included, where nvcc, an NVIDIA GPU and PyTorch with
@@ -35,7 +40,12 @@ case $mode in
   derivatives) project=autograd ;;
   privateuse1) project=privateuse1 ;;
   cuda) project=cuda ;;
+  aoti) project=aoti ;;
 esac
+if [[ $mode == aoti ]]; then
+  python3 -c 'import sys, torch._inductor.config as c; sys.exit(0 if hasattr(c.aot_inductor, "custom_ops_to_c_shims") else 1)' 2>/dev/null ||
+    { echo "skipped: python3's PyTorch ($(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)) has no AOTInductor custom operator C shims (torch._inductor.config.aot_inductor.custom_ops_to_c_shims, 2.8 on)"; exit 77; }
+fi
 if [[ $mode == cuda && ${5:-} == gpu ]]; then
   # What the CUDA half needs, each missing one a reason to skip (before anything is built).
   skip() { echo "skipped: $*"; exit 77; }
@@ -148,6 +158,16 @@ case $mode in
          -z $(compiled) && $(generated) == 0 ]] || fail "touch kernels.cu rebuilt: $(cat "$work/last.log")"
     fi
     echo "cuda ($5): all good"
+    ;;
+  aoti)
+    configure -DPython3_EXECUTABLE="$(command -v python3)" >/dev/null
+    build_log >/dev/null
+    # The operator without a shim is named in the build's output, at its YAML line.
+    grep -E "ops.yaml:[0-9]+:[0-9]+: note: 'scale_' gets no AOTInductor C shim" "$work/last.log" ||
+      fail "the build did not note the in-place operator left to the proxy executor: $(cat "$work/last.log")"
+    ctest --test-dir "$build" -V >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the aoti project's tests failed (above)"; }
+    grep -E "(ok|skipped):" "$work/ctest.log" | sed 's/^[0-9]*: //'
+    echo "aoti: all good"
     ;;
   install)
     # install_operator_library: the installed library, headers and CMake package serve another
