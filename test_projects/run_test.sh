@@ -43,8 +43,8 @@ case $mode in
   aoti) project=aoti ;;
 esac
 if [[ $mode == aoti ]]; then
-  python3 -c 'import sys, torch._inductor.config as c; sys.exit(0 if hasattr(c.aot_inductor, "custom_ops_to_c_shims") else 1)' 2>/dev/null ||
-    { echo "skipped: python3's PyTorch ($(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)) has no AOTInductor custom operator C shims (torch._inductor.config.aot_inductor.custom_ops_to_c_shims, 2.8 on)"; exit 77; }
+  /usr/bin/python3 -c 'import sys, torch._inductor.config as c; sys.exit(0 if hasattr(c.aot_inductor, "custom_ops_to_c_shims") else 1)' 2>/dev/null ||
+    { echo "skipped: /usr/bin/python3's PyTorch ($(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)) has no AOTInductor custom operator C shims (torch._inductor.config.aot_inductor.custom_ops_to_c_shims, 2.8 on)"; exit 77; }
 fi
 if [[ $mode == cuda && ${5:-} == gpu ]]; then
   # What the CUDA half needs, each missing one a reason to skip (before anything is built).
@@ -160,7 +160,7 @@ case $mode in
     echo "cuda ($5): all good"
     ;;
   aoti)
-    configure -DPython3_EXECUTABLE="$(command -v python3)" >/dev/null
+    configure >/dev/null
     build_log >/dev/null
     # The operator without a shim is named in the build's output, at its YAML line.
     grep -E "ops.yaml:[0-9]+:[0-9]+: note: 'scale_' gets no AOTInductor C shim" "$work/last.log" ||
@@ -305,6 +305,14 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     cp "$work/src/ops.yaml" "$work/src/br[1/ops.yaml"
     expect_configure_error "a '[' in a path" "add_operator_library(bad): the path $work/src/br[1/ops.yaml holds '['" \
       "add_operator_library(bad YAML \"br[1/ops.yaml\")"
+    # AOTI_SHIMS on a libtorch without the AOTInductor shim helpers the shims need (1.13, 2.6): said
+    # at configure time (test_projects/aoti builds them where they are).
+    if ! find /usr/include /usr/lib/python3/dist-packages/torch/include -path '*/aoti_torch/utils.h' \
+         -exec grep -l resolve_tensor_dispatch_flags {} + 2>/dev/null | grep -q .; then
+      expect_configure_error "AOTI_SHIMS on an older libtorch" \
+        "add_operator_library(bad): AOTI_SHIMS needs a libtorch whose AOTInductor shim helpers" \
+        "add_operator_library(bad YAML ops.yaml NAMESPACE badaoti AOTI_SHIMS)"
+    fi
     # What must be one library's alone: its namespace, its OUTPUT_DIR (in the project and across
     # build trees).
     expect_configure_error "two libraries, one namespace" \
