@@ -120,4 +120,13 @@ TEST(LibraryAotiShims, WhatGetsNoShimIsNotedAtItsEntry) {
   EXPECT_FALSE(has(readFile(run.out / "python/demo/aoti.py"), "blend.scalar"));
 }
 
+TEST(LibraryAotiShims, NeedsAPyTorchWhoseAotInductorTakesThem) {
+  TempDir dir;
+  AotiRun run = library(dir, {"--torch-version", "2.6"});
+  EXPECT_FALSE(run.result.ok());
+  EXPECT_TRUE(has(run.result.err, "error: --aoti-shims needs PyTorch 2.8 or later")) << run.result.describe();
+  EXPECT_FALSE(fs::exists(run.out / "src/AotiShims.cpp"));
+  EXPECT_TRUE(library(dir, {"--torch-version", "2.8"}).result.ok());
+}
+
 }  // namespace

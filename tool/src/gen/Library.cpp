@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -319,6 +320,12 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     if (!ops) return false;
     ns = libraryNamespace(options, *ops, diags);
     if (!ns) return false;
+  }
+  if (options.aotiShims && std::pair(options.libtorch.major, options.libtorch.minor) < std::pair(2, 8)) {
+    diags.error({}, "--aoti-shims needs PyTorch 2.8 or later (AOTInductor takes custom operators' C shims since 2.8, "
+                    "and the shims use its aoti_torch/utils.h helpers), not " + std::to_string(options.libtorch.major) +
+                    "." + std::to_string(options.libtorch.minor) + " (--torch-version)");
+    return false;
   }
   if (options.pythonLibraryPath && !options.pythonModule) {
     diags.error({}, "--python-library-path needs --python-module");
