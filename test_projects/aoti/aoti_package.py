@@ -8,6 +8,7 @@ and eager's outputs) for run_package.cpp.
 import os
 import re
 import sys
+import warnings
 import zipfile
 
 import torch
@@ -32,6 +33,22 @@ with aotiops.aoti.enabled():  # or aotiops.aoti.configure(), for the rest of the
     shims = torch._inductor.aoti_compile_and_package(exported, package_path=os.path.join(out, "model_shims.pt2"))
 # [compile]
 proxy = torch._inductor.aoti_compile_and_package(exported, package_path=os.path.join(out, "model_proxy.pt2"))
+
+
+# Two operators whose shims AOTInductor would call by one name: configure() keeps the one already
+# configured and warns (one name declared twice would not compile); enabled() restores the settings.
+foreign = {torch.ops.aten.add.Tensor: ["AOTITorchError aoti_torch_cpu_row_minmax(AtenTensorHandle x)"]}
+with torch._inductor.config.patch({"aot_inductor.custom_ops_to_c_shims": foreign}):
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        with aotiops.aoti.enabled():
+            configured = torch._inductor.config.aot_inductor.custom_ops_to_c_shims
+            assert torch.ops.aotiops.row_minmax.default not in configured, configured
+            assert torch.ops.aotiops.scaled_add.default in configured, configured
+    assert any("aotiops.row_minmax.default" in str(w.message) and "aten.add.Tensor" in str(w.message) for w in warned), \
+        [str(w.message) for w in warned]
+    assert torch._inductor.config.aot_inductor.custom_ops_to_c_shims == foreign
+print("ok: a shim name already taken stays the other operator's, with a warning; enabled() restores the settings")
 
 
 def wrapper_source(package):
