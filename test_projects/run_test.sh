@@ -165,6 +165,15 @@ case $mode in
     # The operator without a shim is named in the build's output, at its YAML line.
     grep -E "ops.yaml:[0-9]+:[0-9]+: note: 'scale_' gets no AOTInductor C shim" "$work/last.log" ||
       fail "the build did not note the in-place operator left to the proxy executor: $(cat "$work/last.log")"
+    # Every type a shim passes compiles against this libtorch: test_projects/vision's operators (int[2],
+    # int?, str, SymInt[], ScalarType?/Layout?/Device?/bool?, Tensor[], Tensor?, tuples, structured and
+    # composite kernels) with --aoti-shims, their AotiShims.cpp.
+    "$where/bin/opgen" library "$here/vision/ops.yaml" -o "$work/vision_shims" --backend CPU --aoti-shims \
+      --templates "$where/share/opgen/templates/library" 2>"$work/vision_shims.log" ||
+      { cat "$work/vision_shims.log"; fail "opgen library --aoti-shims failed on test_projects/vision"; }
+    g++ -std=c++20 -fsyntax-only -I "$work/vision_shims/include" -I /usr/include/torch/csrc/api/include \
+      "$work/vision_shims/src/AotiShims.cpp" || fail "test_projects/vision's shims do not compile"
+    echo "ok: test_projects/vision's $(grep -c '^extern "C"' "$work/vision_shims/src/AotiShims.cpp") shims compile"
     ctest --test-dir "$build" -V >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the aoti project's tests failed (above)"; }
     grep -E "(ok|skipped):" "$work/ctest.log" | sed 's/^[0-9]*: //'
     echo "aoti: all good"
