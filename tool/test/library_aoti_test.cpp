@@ -16,6 +16,12 @@ constexpr const char* kOps = R"(- func: demo::blend(Tensor a, Tensor b, *, float
 
 - func: demo::split2(Tensor x) -> (Tensor, Tensor)
 
+- func: demo::mix.first(Tensor a) -> Tensor
+
+- func: demo::mix.second(Tensor a, Tensor b) -> Tensor
+
+- func: demo::mix(Tensor a, float w) -> Tensor
+
 - func: demo::blend.scalar(Tensor a, Scalar b) -> Tensor
   dispatch:
     CompositeExplicitAutograd: blend_scalar
@@ -107,17 +113,25 @@ TEST(LibraryAotiShims, WhatGetsNoShimIsNotedAtItsEntry) {
     return has(err, yaml + ":" + std::to_string(line) + ":3: note: '" + op + "' gets no AOTInductor C shim (AOTI_SHIMS), "
                     "compiled models call it through the proxy executor: " + why);
   };
-  EXPECT_TRUE(noted(8, "blend.scalar", "AOTInductor calls a custom operator's shim by its name alone "
+  EXPECT_TRUE(noted(14, "blend.scalar", "AOTInductor calls a custom operator's shim by its name alone "
                                        "(aoti_torch_{device}_blend), which is the shim of 'blend'")) << err;
-  EXPECT_TRUE(noted(12, "grow_", "it mutates or aliases its argument 'self'")) << err;
-  EXPECT_TRUE(noted(16, "pieces", "a shim cannot pass its return type 'Tensor[]'")) << err;
-  EXPECT_TRUE(noted(20, "abs", "AOTInductor would call its shim aoti_torch_{device}_abs, the name of ATen's shim")) << err;
-  EXPECT_TRUE(noted(24, "shape_only", "it has no CPU, CUDA or composite kernel")) << err;
+  // The overload without name takes AOTInductor's name, also from an overload before it.
+  for (auto [line, op] : {std::pair{8, "mix.first"}, std::pair{10, "mix.second"}})
+    EXPECT_TRUE(noted(line, op, "AOTInductor calls a custom operator's shim by its name alone "
+                                "(aoti_torch_{device}_mix), which is the shim of 'mix'")) << err;
+  EXPECT_TRUE(noted(18, "grow_", "it mutates or aliases its argument 'self'")) << err;
+  EXPECT_TRUE(noted(22, "pieces", "a shim cannot pass its return type 'Tensor[]'")) << err;
+  EXPECT_TRUE(noted(26, "abs", "AOTInductor would call its shim aoti_torch_{device}_abs, the name of ATen's shim")) << err;
+  EXPECT_TRUE(noted(30, "shape_only", "it has no CPU, CUDA or composite kernel")) << err;
   EXPECT_EQ(err.find(": error:"), std::string::npos) << err;
   const std::string header = readFile(run.out / "include/demo/aoti_shims.h");
   for (const char* none : {"grow_", "pieces", "_abs(", "shape_only", "blend_scalar"})
     EXPECT_FALSE(has(header, none)) << none << "\n" << header;
-  EXPECT_FALSE(has(readFile(run.out / "python/demo/aoti.py"), "blend.scalar"));
+  const std::string python = readFile(run.out / "python/demo/aoti.py");
+  EXPECT_FALSE(has(python, "blend.scalar")) << python;
+  EXPECT_FALSE(has(python, "mix.first")) << python;
+  EXPECT_TRUE(has(python, "    \"mix.default\": [\n        \"AOTITorchError aoti_torch_cpu_mix(AtenTensorHandle a, double w, "
+                          "AtenTensorHandle* ret0) __asm__(\\\"aoti_torch_cpu_demo_mix\\\")\",")) << python;
 }
 
 TEST(LibraryAotiShims, NeedsAPyTorchWhoseAotInductorTakesThem) {

@@ -280,6 +280,7 @@ void emitLibraryAotiShims(const EmitContext& ctx, const LibrarySpec& spec, const
   };
   std::vector<Shim> shims;
   std::map<std::string, const model::NativeFunction*> byAotiName;  // AOTInductor's name -> its operator
+  std::vector<std::pair<const model::NativeFunction*, std::string>> displaced;  // other overloads, their name
   for (const model::NativeFunction* f : ctx.ops.functions()) {
     if (std::optional<std::string> why = unsupportedReason(*f)) {
       leaveToProxy(*f, *why);
@@ -311,19 +312,12 @@ void emitLibraryAotiShims(const EmitContext& ctx, const LibrarySpec& spec, const
     // Only one overload of a name can be AOTInductor's: the one without overload name, else the first.
     auto [it, fresh] = byAotiName.emplace(aotiName, f);
     if (!fresh && !func.name.overloadName.empty()) {
-      leaveToProxy(*f, "AOTInductor calls a custom operator's shim by its name alone (aoti_torch_{device}_" + aotiName +
-                           "), which is the shim of '" + it->second->func.name.str() + "'");
+      displaced.emplace_back(f, aotiName);
       continue;
     }
     if (!fresh) {  // the overload without name comes after another: it takes the name over
-      for (auto s = shims.begin(); s != shims.end(); ++s) {
-        if (s->f == it->second) {
-          leaveToProxy(*it->second, "AOTInductor calls a custom operator's shim by its name alone (aoti_torch_{device}_" +
-                                        aotiName + "), which is the shim of '" + func.name.str() + "'");
-          shims.erase(s);
-          break;
-        }
-      }
+      std::erase_if(shims, [&](const Shim& s) { return s.f == it->second; });
+      displaced.emplace_back(it->second, aotiName);
       it->second = f;
     }
 
@@ -350,6 +344,10 @@ void emitLibraryAotiShims(const EmitContext& ctx, const LibrarySpec& spec, const
     }
     shims.push_back(std::move(shim));
   }
+
+  for (const auto& [f, aotiName] : displaced)
+    leaveToProxy(*f, "AOTInductor calls a custom operator's shim by its name alone (aoti_torch_{device}_" + aotiName +
+                         "), which is the shim of '" + byAotiName.at(aotiName)->func.name.str() + "'");
 
   std::vector<std::string> declarations, definitions, entries;
   for (const Shim& s : shims) {
