@@ -20,7 +20,7 @@ names the function, the library and the argument. Expects the executable target 
                          [DERIVATIVES <derivatives.yaml>]
                          [SOURCES <source>...] [BACKENDS <key>...] [SHARDS <n>]
                          [OUTPUT_DIR <dir>] [TORCH_VERSION <x.y>]
-                         [PYTHON_MODULE] [PER_OPERATOR_HEADERS]
+                         [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [AOTI_SHIMS]
                          [SHARED|STATIC|OBJECT|MODULE])
 
   Makes the library target ``<name>`` (``SHARED`` by default) from the operators declared in
@@ -58,6 +58,10 @@ names the function, the library and the argument. Expects the executable target 
     ``OPGEN_PYTHON_DIR``), which loads the library on import.
   ``PER_OPERATOR_HEADERS``
     Also write each operator's headers, ``include/NS/ops/OP.h``, ``OP_ops.h`` and ``OP_native.h``.
+  ``AOTI_SHIMS``
+    Also generate AOTInductor C shims of the operators (``include/NS/aoti_shims.h``,
+    ``src/AotiShims.cpp`` and, with ``PYTHON_MODULE``, ``python/NS/aoti.py``), PyTorch 2.8 on
+    (see :doc:`../aoti`).
   ``SHARED|STATIC|OBJECT|MODULE``
     The kind of library (default ``SHARED``); ``MODULE`` is for loading only
     (``torch.ops.load_library``).
@@ -111,6 +115,8 @@ names the function, the library and the argument. Expects the executable target 
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects.
 include("${CMAKE_CURRENT_LIST_DIR}/OpGenInstall.cmake")
+# AOTI_SHIMS: AOTInductor C shims of the operators (see the file, and docs/aoti.md).
+include("${CMAKE_CURRENT_LIST_DIR}/OpGenAoti.cmake")
 
 # After cmake_parse_arguments(... arg ...) in a function of WHO: an unknown argument or a keyword
 # without its value stops CMake, saying what WHO expects (EXPECTED). A macro: it reads the caller's
@@ -311,10 +317,10 @@ endfunction()
 
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS;AOTI_SHIMS"
                         "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS;DEFAULT_TAGS")
   _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
-OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
+OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -332,7 +338,11 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OB
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
+    OPGEN_AOTI_SHIMS "${arg_AOTI_SHIMS}")
+  if(arg_AOTI_SHIMS)
+    _opgen_check_aoti_shims("${who}")
+  endif()
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -383,7 +393,7 @@ endfunction()
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
   foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
-            PER_OPERATOR_HEADERS DEFAULT_TAGS)
+            PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -406,6 +416,9 @@ function(_opgen_finalize name)
   endif()
   if(PER_OPERATOR_HEADERS)
     list(APPEND args --per-operator-headers)
+  endif()
+  if(AOTI_SHIMS)
+    list(APPEND args --aoti-shims)
   endif()
   if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
     # The namespace, or the list of per-operator headers, comes from the yaml: configure again when

@@ -23,6 +23,11 @@
 #                                                       native_functions.yaml and libtorch compile against it
 #   run_test.sh privateuse1 GENERATOR PREFIX WORK       test_projects/privateuse1 (add_dispatch_backend): build,
 #                                                       its tests, what edits rebuild, backend YAML errors
+#   run_test.sh aoti       GENERATOR PREFIX WORK        test_projects/aoti (AOTI_SHIMS): a model calling the library's
+#                                                       operators compiled by AOTInductor with and without the
+#                                                       generated C shims, run from Python and from C++ without
+#                                                       Python; where PyTorch's AOTInductor takes custom operator
+#                                                       shims (else exit 77, skipped, with the reason)
 #   run_test.sh cuda       GENERATOR PREFIX WORK cpu|gpu  test_projects/cuda: cpu builds and tests its CPU half
 #                                                       (CUDAOPS_CUDA=OFF); gpu the whole library, CUDA kernels
 #                                                       included, where nvcc, an NVIDIA GPU and PyTorch with
@@ -48,7 +53,12 @@ case $mode in
   privateuse1) project=privateuse1 ;;
   cuda) project=cuda ;;
   wheel) project=wheel; [[ ${5:-} == backend ]] && project=wheel_backend ;;
+  aoti) project=aoti ;;
 esac
+if [[ $mode == aoti ]]; then
+  /usr/bin/python3 -c 'import sys, torch._inductor.config as c; sys.exit(0 if hasattr(c.aot_inductor, "custom_ops_to_c_shims") else 1)' 2>/dev/null ||
+    { echo "skipped: PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null) has no AOTInductor custom operator C shims (torch._inductor.config.aot_inductor.custom_ops_to_c_shims, 2.8 on)"; exit 77; }
+fi
 if [[ $mode == cuda && ${5:-} == gpu ]]; then
   # What the CUDA half needs, each missing one a reason to skip (before anything is built).
   skip() { echo "skipped: $*"; exit 77; }
@@ -192,6 +202,25 @@ case $mode in
     fi
     echo "cuda ($5): all good"
     ;;
+  aoti)
+    configure >/dev/null
+    build_log >/dev/null
+    # The operator without a shim is named in the build's output, at its YAML line.
+    grep -E "ops.yaml:[0-9]+:[0-9]+: note: 'scale_' gets no AOTInductor C shim" "$work/last.log" ||
+      fail "the build did not note the in-place operator left to the proxy executor: $(cat "$work/last.log")"
+    # Every type a shim passes compiles against this libtorch: test_projects/vision's operators (int[2],
+    # int?, str, SymInt[], ScalarType?/Layout?/Device?/bool?, Tensor[], Tensor?, tuples, structured and
+    # composite kernels) with --aoti-shims, their AotiShims.cpp.
+    "$where/bin/opgen" library "$here/vision/ops.yaml" -o "$work/vision_shims" --backend CPU --aoti-shims \
+      --templates "$where/share/opgen/templates/library" 2>"$work/vision_shims.log" ||
+      { cat "$work/vision_shims.log"; fail "opgen library --aoti-shims failed on test_projects/vision"; }
+    g++ -std=c++20 -fsyntax-only -I "$work/vision_shims/include" -I /usr/include/torch/csrc/api/include \
+      "$work/vision_shims/src/AotiShims.cpp" || fail "test_projects/vision's shims do not compile"
+    echo "ok: test_projects/vision's $(grep -c '^extern "C"' "$work/vision_shims/src/AotiShims.cpp") shims compile"
+    ctest --test-dir "$build" -V >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the aoti project's tests failed (above)"; }
+    grep -E "(ok|skipped):" "$work/ctest.log" | sed 's/^[0-9]*: //'
+    echo "aoti: all good"
+    ;;
   install)
     # install_operator_library: the installed library, headers and CMake package serve another
     # project (test_projects/consumer), and the installed Python package loads the installed library,
@@ -328,6 +357,14 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     cp "$work/src/ops.yaml" "$work/src/br[1/ops.yaml"
     expect_configure_error "a '[' in a path" "add_operator_library(bad): the path $work/src/br[1/ops.yaml holds '['" \
       "add_operator_library(bad YAML \"br[1/ops.yaml\")"
+    # AOTI_SHIMS on a libtorch without the AOTInductor shim helpers the shims need (1.13, 2.6): said
+    # at configure time (test_projects/aoti builds them where they are).
+    if ! find /usr/include /usr/lib/python3/dist-packages/torch/include -path '*/aoti_torch/utils.h' \
+         -exec grep -l resolve_tensor_dispatch_flags {} + 2>/dev/null | grep -q .; then
+      expect_configure_error "AOTI_SHIMS on an older libtorch" \
+        "add_operator_library(bad): AOTI_SHIMS needs a libtorch whose AOTInductor shim helpers" \
+        "add_operator_library(bad YAML ops.yaml NAMESPACE badaoti AOTI_SHIMS)"
+    fi
     # What must be one library's alone: its namespace, its OUTPUT_DIR (in the project and across
     # build trees).
     expect_configure_error "two libraries, one namespace" \

@@ -25,7 +25,7 @@ EXPECTED_SKIPS = [
     (re.compile(r"running as root"), "permission tests: root is not refused a read-only folder"),
     (re.compile(r"torchgen\.gen fails on this input"), "a fixture the reference itself cannot generate"),
     (re.compile(r"\bno (NVIDIA )?GPU\b|\bCUDA\b", re.I), "CUDA tests: the machine has no GPU or CUDA toolkit"),
-    (re.compile(r"PyTorch [0-9.]+ (has|lacks|does not have)|not on PyTorch [0-9.]+", re.I),
+    (re.compile(r"PyTorch [0-9][0-9a-z.+]* (has|lacks|does not have)|not on PyTorch [0-9.]+", re.I),
      "a check the runtime's PyTorch version does not have"),
     (re.compile(r"has no scikit-build-core"), "wheel tests on Debian 12's Python, which has no scikit-build-core"),
 ]

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +64,7 @@ add_operator_library runs at build time):
   OUTPUT_DIR/include/NS/ops/OP{,_ops,_native}.h     (with --per-operator-headers)
   OUTPUT_DIR/src/{Operators.cpp,RegisterSchema.cpp,Register<Key>.cpp...,AutogenKernels.cpp}
   OUTPUT_DIR/python/NS/{__init__.py,__init__.pyi}   (with --python-module)
+  OUTPUT_DIR/{include/NS/aoti_shims.h,src/AotiShims.cpp,python/NS/aoti.py}  (with --aoti-shims)
 Files whose content is unchanged are not touched; on any error (a full disk included) no file is
 changed, the stamp and the depfile included.
 
@@ -103,6 +105,12 @@ Options:
                            longer in the YAML are removed.
   --python-module          also write the Python package NS: one typed function per operator
                            (calling torch.ops.NS) and a .pyi stub
+  --aoti-shims             also write AOTInductor C shims: per functional operator and device (cpu,
+                           cuda) aoti_torch_DEVICE_NS_OP(...) in src/AotiShims.cpp, declared in
+                           include/NS/aoti_shims.h, and with --python-module python/NS/aoti.py, whose
+                           configure() gives them to AOTInductor. An operator without one (it mutates,
+                           a type without C form, ...) is noted at its entry: compiled models call it
+                           through the proxy executor
   --python-library-path FILE
                            the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
                            names another), found relative to the package's folder (the package
@@ -235,6 +243,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     if (a == "--depfile-outputs") { o.depfileOutputs = true; continue; }
     if (a == "--python-module") { o.pythonModule = true; continue; }
     if (a == "--per-operator-headers") { o.perOperatorHeaders = true; continue; }
+    if (a == "--aoti-shims") { o.aotiShims = true; continue; }
     if (a == "--check-kernels") {
       o.checkKernels.emplace(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       if (o.checkKernels->empty()) return support::makeError("--check-kernels needs the files to check");
@@ -312,6 +321,12 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     ns = libraryNamespace(options, *ops, diags);
     if (!ns) return false;
   }
+  if (options.aotiShims && std::pair(options.libtorch.major, options.libtorch.minor) < std::pair(2, 8)) {
+    diags.error({}, "--aoti-shims needs PyTorch 2.8 or later (AOTInductor takes custom operators' C shims since 2.8, "
+                    "and the shims use its aoti_torch/utils.h helpers), not " + std::to_string(options.libtorch.major) +
+                    "." + std::to_string(options.libtorch.minor) + " (--torch-version)");
+    return false;
+  }
   if (options.pythonLibraryPath && !options.pythonModule) {
     diags.error({}, "--python-library-path needs --python-module");
     return false;
@@ -325,7 +340,8 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {},
                          .defaultTags = options.defaultTags,
-                         .torchTags = options.libtorch.tags()};
+                         .torchTags = options.libtorch.tags(),
+                         .aotiShims = options.aotiShims};
   if (options.perOperatorHeaders) {
     if (!dest::checkOperatorHeaderNames(*ops, diags)) return false;
     for (const dest::OperatorRoot& root : dest::operatorRoots(*ops)) spec.operatorRoots.push_back(root.name);

@@ -28,6 +28,7 @@ struct LibraryOptions {
   std::vector<std::string> defaultTags;      // --default-tag: tags of every operator
   bool pythonModule = false;                 // also the typed Python package python/NS/
   bool perOperatorHeaders = false;           // also include/NS/ops/OP{_ops,,_native}.h
+  bool aotiShims = false;                    // also AOTInductor C shims (dest/library/AotiShims.h)
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp
   std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
   bool describe = false;                     // print the namespace, link anchor and files (JSON) and stop

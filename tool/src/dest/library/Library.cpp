@@ -8,6 +8,7 @@
 #include "dest/common/NativeDeclarations.h"
 #include "dest/common/OperatorRoots.h"
 #include "dest/common/RegisterDispatchKey.h"
+#include "dest/library/AotiShims.h"
 #include "dest/library/Autograd.h"
 #include "dest/library/AutogenKernels.h"
 #include "dest/library/LibraryApi.h"
@@ -468,6 +469,11 @@ LibraryFiles libraryFiles(const LibrarySpec& spec) {
   if (spec.autograd) files.sources.push_back(sourceDir + std::string(autogradSourceFile()));
   if (spec.pythonModule)
     for (const std::string& name : libraryPythonFiles()) files.python.push_back(libraryPythonDir(spec.ns) + name);
+  if (spec.aotiShims) {
+    files.headers.push_back(libraryAotiShimsHeader(spec.ns));
+    files.sources.push_back(libraryAotiShimsSource());
+    if (spec.pythonModule) files.python.push_back(libraryAotiShimsPython(spec.ns));
+  }
   return files;
 }
 
@@ -499,6 +505,7 @@ void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryW
     if (out.python == nullptr) ctx.diags.error({}, "internal error: no writer for the Python module");
     else emitLibraryPython(ctx, spec.ns, spec.pythonLibraryPath, *out.python);
   }
+  if (spec.aotiShims) emitLibraryAotiShims(ctx, spec, out);
 }
 
 }  // namespace opgen::dest

@@ -18,6 +18,8 @@
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
 //   src/AutogenKernels.cpp        the kernels of the variants that `autogen:` adds (AutogenKernels.h)
 //   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
+//   include/NS/aoti_shims.h, src/AotiShims.cpp, python/NS/aoti.py
+//                                 with --aoti-shims: AOTInductor C shims (AotiShims.h)
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
 // the library pulls in every registration (also from a static archive; see LibraryFiles::linkAnchor).
@@ -43,6 +45,7 @@ struct LibrarySpec {
   std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)
   std::vector<std::string> defaultTags;       // tags of every operator (api/LibraryPt2.h)
   std::vector<std::string> torchTags;         // at::Tag's enumerators in the libtorch (api/LibraryPt2.h)
+  bool aotiShims = false;                     // AOTInductor C shims (dest/library/AotiShims.h)
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and
