@@ -244,6 +244,9 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
                        ".sym_strides(), which returned a c10::SymIntArrayRef. formula=" + formula};
   for (const NamedCType& nctype : nctypes) {
     const std::string name = nameOf(nctype);
+    // Every rewrite below and the use of the value need the name in the formula: most of a function's
+    // arguments are not in a given formula.
+    if (formula.find(name) == std::string::npos) continue;
     for (const Replacement& r : replacements()) {
       const std::string_view first = r.prefix.empty() ? std::string_view(name) : r.prefix;
       std::string out, group;
