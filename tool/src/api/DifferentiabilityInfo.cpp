@@ -8,6 +8,7 @@
 
 #include "api/Cpp.h"
 #include "api/Signatures.h"
+#include "model/Derivatives.h"
 #include "support/Strings.h"
 #include "support/Yaml.h"
 
@@ -91,11 +92,6 @@ bool hasSizeCall(std::string_view text, std::string_view prefix) {
     if (i > d && i < text.size() && text[i] == ')') return true;
   }
   return false;
-}
-
-std::string createOpPrefix(std::string_view name) {
-  const std::string camel = support::titledParts(name);
-  return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
 }
 
 std::string pyStrip(std::string_view s) {
@@ -596,7 +592,7 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     if (auto failure = setUp(*canonical, *defn, nameNode, info)) return failure;
     for (const Derivative& d : info.derivatives) info.usedNamedGradients.insert(d.namedGradients.begin(), d.namedGradients.end());
     if (!info.argsWithDerivatives.empty()) {
-      std::string prefix = createOpPrefix(defnName_);
+      std::string prefix = model::nodeNamePrefix(defnName_);
       if (key != "Default") prefix += key;
       info.op = prefix + std::to_string(opCounter_[prefix]++);
     }
