@@ -345,7 +345,7 @@ nlohmann::json toJson(const TemplateEnv& env, const std::vector<std::string>& na
   nlohmann::json out = nlohmann::json::object();
   for (const std::string& name : names) {
     if (const TemplateValue* value = env.find(name)) {
-      out[name] = value->isList() ? nlohmann::json(value->items()) : nlohmann::json(value->items().front());
+      out[name] = value->isList() ? nlohmann::json(value->items()) : nlohmann::json(value->text());
     }
   }
   return out;

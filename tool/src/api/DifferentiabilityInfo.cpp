@@ -8,6 +8,7 @@
 
 #include "api/Cpp.h"
 #include "api/Signatures.h"
+#include "model/Derivatives.h"
 #include "support/Strings.h"
 #include "support/Yaml.h"
 
@@ -91,11 +92,6 @@ bool hasSizeCall(std::string_view text, std::string_view prefix) {
     if (i > d && i < text.size() && text[i] == ')') return true;
   }
   return false;
-}
-
-std::string createOpPrefix(std::string_view name) {
-  const std::string camel = support::titledParts(name);
-  return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
 }
 
 std::string pyStrip(std::string_view s) {
@@ -244,6 +240,9 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
                        ".sym_strides(), which returned a c10::SymIntArrayRef. formula=" + formula};
   for (const NamedCType& nctype : nctypes) {
     const std::string name = nameOf(nctype);
+    // Every rewrite below and the use of the value need the name in the formula: most of a function's
+    // arguments are not in a given formula.
+    if (formula.find(name) == std::string::npos) continue;
     for (const Replacement& r : replacements()) {
       const std::string_view first = r.prefix.empty() ? std::string_view(name) : r.prefix;
       std::string out, group;
@@ -593,7 +592,7 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     if (auto failure = setUp(*canonical, *defn, nameNode, info)) return failure;
     for (const Derivative& d : info.derivatives) info.usedNamedGradients.insert(d.namedGradients.begin(), d.namedGradients.end());
     if (!info.argsWithDerivatives.empty()) {
-      std::string prefix = createOpPrefix(defnName_);
+      std::string prefix = model::nodeNamePrefix(defnName_);
       if (key != "Default") prefix += key;
       info.op = prefix + std::to_string(opCounter_[prefix]++);
     }

@@ -78,19 +78,38 @@ bool emitAutograd(const AutogradOptions& options, const model::Operators& ops, c
   if (!kernelsTemplate) return false;
   templates.provide(joinPurePath(madeTemplates, "VariableType.cpp"), *kernelsTemplate);
   FileManager kernelsFm(options.outputDir, madeTemplates, false, templates, outputs, diags);
-  if (!dest::autograd::emitVariableTypeKernels(*d.withInfos, d.loaded->usedDispatchKeys, commentDir, derivativesPath,
-                                               kernelsFm, diags) ||
-      diags.hasErrors())
-    return false;
-  if (!dest::autograd::emitADInplaceOrViewType(*d.withInfos, commentDir, fm, diags)) return false;
+  // The kernels (on two threads of their own) and, on one more thread, the ADInplaceOrView kernels, the
+  // graph nodes, the factories and the view functions: each reports into diagnostics of its own, which
+  // are appended in gen_autograd's order up to the first failing step (as if they had run one after
+  // the other; a step after a failed one may have run, but its files are never committed).
+  struct Step {
+    support::Diagnostics diags;
+    bool ok = false;
+  };
+  Step inplace, nodes, factories, views;
+  std::thread others([&] {
+    (inplace.ok = dest::autograd::emitADInplaceOrViewType(*d.withInfos, commentDir, fm, inplace.diags)) &&
+        (nodes.ok = dest::autograd::emitFunctions(*d.loaded, commentDir, fm, nodes.diags)) &&
+        (factories.ok = dest::autograd::emitVariableFactories(ops.functions(), commentDir, fm, factories.diags)) &&
+        (views.ok = dest::autograd::emitViewFuncs(*d.withInfos, commentDir, fm, views.diags));
+  });
+  support::Diagnostics kernelsDiags;
+  const bool kernelsOk = dest::autograd::emitVariableTypeKernels(*d.withInfos, d.loaded->usedDispatchKeys, commentDir,
+                                                                 derivativesPath, kernelsFm, kernelsDiags) &&
+                         !kernelsDiags.hasErrors();
+  others.join();
+  diags.append(kernelsDiags);
+  if (!kernelsOk || diags.hasErrors()) return false;
+  diags.append(inplace.diags);
+  if (!inplace.ok) return false;
   if (!traced) {
     diags.append(traceDiags);
     return false;
   }
-  if (!dest::autograd::emitFunctions(*d.loaded, commentDir, fm, diags) ||
-      !dest::autograd::emitVariableFactories(ops.functions(), commentDir, fm, diags) ||
-      !dest::autograd::emitViewFuncs(*d.withInfos, commentDir, fm, diags))
-    return false;
+  for (Step* step : {&nodes, &factories, &views}) {
+    diags.append(step->diags);
+    if (!step->ok) return false;
+  }
   if (!options.python) return true;
   // gen_autograd_python after gen_autograd in one process (as PyTorch's generate_code runs them): the
   // node classes of the same infos, the foreach functions' included, and the Python bindings.

@@ -65,12 +65,6 @@ std::vector<std::string> identifiersStartingWith(std::string_view text, std::str
   return out;
 }
 
-// torchgen's op prefix: "scale_add" -> "ScaleAddBackward".
-std::string nodePrefix(std::string_view name) {
-  const std::string camel = support::titledParts(name);
-  return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
-}
-
 // torchgen's cpp.return_names: how formulas name the returns.
 std::vector<std::string> returnNamesOf(const FunctionSchema& func) {
   std::vector<std::string> names;
@@ -526,6 +520,11 @@ std::vector<InplaceVariant> inplaceVariantsOf(const Derivative& d, const Operato
 
 }  // namespace
 
+std::string nodeNamePrefix(std::string_view name) {
+  const std::string camel = support::titledParts(name);
+  return support::replaceAll(camel + "Backward", "ForwardBackward", "Backward");
+}
+
 bool usesIdentifier(std::string_view text, std::string_view name) { return findIdentifier(text, name) != std::string_view::npos; }
 
 std::string replaceIdentifier(std::string_view text, std::string_view name, std::string_view by) {
@@ -581,7 +580,7 @@ std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_
       continue;
     }
     if (!d->differentiableInputs.empty()) {
-      const std::string prefix = nodePrefix(d->function->func.name.name.str());
+      const std::string prefix = nodeNamePrefix(d->function->func.name.name.str());
       d->nodeName = prefix + std::to_string(counters[prefix]++);
     }
     // (an entry without differentiable inputs too: its overloads are then non-differentiable as well)

@@ -110,6 +110,11 @@ class Derivatives {
 std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_view content, const Operators& ops,
                                            const std::string& ns, support::Diagnostics& diags);
 
+// The graph node classes' name prefix of an operator (torchgen's create_op_prefix, for ATen's
+// derivatives.yaml and libraries' alike): "scale_add" -> "ScaleAddBackward" (a node is named
+// PREFIX + a counter per prefix, "ScaleAddBackward0").
+std::string nodeNamePrefix(std::string_view name);
+
 // Whether `name` occurs in `text` as a whole identifier (torchgen's IDENT_REGEX: not preceded or
 // followed by a letter, digit or underscore).
 bool usesIdentifier(std::string_view text, std::string_view name);

@@ -1,6 +1,7 @@
 #include "support/CodeTemplate.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -350,13 +351,21 @@ TemplateEnv& TemplateEnv::set(std::string key, std::vector<std::string> items) {
 }
 
 TemplateEnv& TemplateEnv::set(std::string key, TemplateValue value) {
-  values_.insert_or_assign(std::move(key), std::move(value));
+  for (auto& [k, v] : values_) {
+    if (k == key) {
+      v = std::move(value);
+      return *this;
+    }
+  }
+  if (values_.empty()) values_.reserve(8);
+  values_.emplace_back(std::move(key), std::move(value));
   return *this;
 }
 
 const TemplateValue* TemplateEnv::find(std::string_view key) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? nullptr : &it->second;
+  for (const auto& [k, v] : values_)
+    if (k == key) return &v;
+  return nullptr;
 }
 
 // --- CodeTemplate ----------------------------------------------------------------------------
@@ -440,10 +449,11 @@ bool CodeTemplate::substituteInto(std::string& out, const TemplateEnv& env, Diag
       continue;
     }
     if (seg.kind == Kind::Block) {
-      if (value->isBorrowed()) appendBlock(out, seg.text, value->borrowed());
+      if (!value->isList()) appendBlock(out, seg.text, std::array<std::string_view, 1>{value->text()});
+      else if (value->isBorrowed()) appendBlock(out, seg.text, value->borrowed());
       else appendBlock(out, seg.text, value->items());
     } else if (!value->isList()) {
-      out += value->items().front();
+      out += value->text();
     } else if (value->isBorrowed()) {
       appendInlineList(out, value->borrowed(), seg.commaBefore, seg.commaAfter);
     } else {

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <initializer_list>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,10 +29,11 @@ namespace opgen::support {
 
 class InputFiles;
 
-// A template variable's value: a string or a list of strings.
+// A template variable's value: a string or a list of strings. A string is kept as itself (not as a
+// list of one): most values are, and an environment is made for every snippet rendered.
 class TemplateValue {
  public:
-  explicit TemplateValue(std::string s) : items_{std::move(s)} {}
+  explicit TemplateValue(std::string s) : text_(std::move(s)) {}
   explicit TemplateValue(std::vector<std::string> items) : items_(std::move(items)), isList_(true) {}
   // A list of strings owned elsewhere, which must outlive every rendering with this value (the
   // text of a file that concatenates lists kept for other files, without copying them).
@@ -46,19 +46,23 @@ class TemplateValue {
 
   bool isList() const { return isList_; }
   bool isBorrowed() const { return isBorrowed_; }
-  // The list's elements; a string is its only element. Not of a borrowed list (see borrowed()).
+  // A string's text (empty for a list).
+  const std::string& text() const { return text_; }
+  // A list's elements (empty for a string). Not of a borrowed list (see borrowed()).
   const std::vector<std::string>& items() const { return items_; }
   // A borrowed list's elements.
   const std::vector<std::string_view>& borrowed() const { return borrowed_; }
 
  private:
+  std::string text_;
   std::vector<std::string> items_;
   std::vector<std::string_view> borrowed_;
   bool isList_ = false;
   bool isBorrowed_ = false;
 };
 
-// The variables of one rendering. Setting a name again replaces its value.
+// The variables of one rendering. Setting a name again replaces its value. Kept in a vector searched
+// from the front: an environment holds a handful of names, and one is made for every snippet.
 class TemplateEnv {
  public:
   TemplateEnv& set(std::string key, std::string value);
@@ -74,7 +78,7 @@ class TemplateEnv {
   bool contains(std::string_view key) const { return find(key) != nullptr; }
 
  private:
-  std::map<std::string, TemplateValue, std::less<>> values_;
+  std::vector<std::pair<std::string, TemplateValue>> values_;
 };
 
 class CodeTemplate {
