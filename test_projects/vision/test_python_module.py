@@ -24,8 +24,7 @@ class PythonModule(unittest.TestCase):
         self.assertEqual(
             inspect.getdoc(vision.nms),
             "Non-maximum suppression: indices of the boxes kept, highest score first. How many depends on the\n"
-            "data (the tag says so to PyTorch 2's compiler): its fake kernel is a Python one (fake.py), which\n"
-            "makes the output's size a new symbolic size, as no C++ Meta kernel can.\n\n"
+            "data (the tag says so to PyTorch 2's compiler).\n\n"
             "vision::nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor")
         self.assertIn("vision::box_area(Tensor boxes) -> Tensor", vision.box_area.__doc__)
         self.assertEqual(
@@ -136,7 +135,7 @@ class PythonFakeKernels(unittest.TestCase):
             run = subprocess.run([sys.executable, "-c", "import vision"], env=env, capture_output=True, text=True)
         self.assertNotEqual(run.returncode, 0)
         self.assertIn("RuntimeError: the fake kernels of operator library vision:\n"
-                      "ops.yaml:10:9: vision::nms says `fake: python`, and vision/fake.py registers no fake kernel for it",
+                      "ops.yaml:9:9: vision::nms says `fake: python`, and vision/fake.py registers no fake kernel for it",
                       run.stderr)
         self.assertRegex(run.stderr, r"ops.yaml:\d+:3: vision/fake.py registers a fake kernel for vision::anchor_grid, "
                                      r"whose entry does not say `fake: python`")
