@@ -289,7 +289,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     # build trees).
     expect_configure_error "two libraries, one namespace" \
       "add_operator_library(vision2): namespace 'vision' is already the namespace of operator library 'vision'" \
-      "add_operator_library(vision2 YAML ops.yaml SOURCES kernels.cpp box_kernels.cpp)"
+      "add_operator_library(vision2 YAML ops.yaml SOURCES kernels.cpp box_kernels.cpp PYTHON_MODULE PYTHON_FAKES fake.py)"
     printf -- '- func: sharedops::f(Tensor self) -> Tensor\n' >"$work/src/shared.yaml"
     expect_configure_error "two libraries, one OUTPUT_DIR" \
       "add_operator_library(other): OUTPUT_DIR $build/vision_generated is already the output folder of 'vision'" \
