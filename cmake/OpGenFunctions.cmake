@@ -20,7 +20,7 @@ names the function, the library and the argument. Expects the executable target 
                          [DERIVATIVES <derivatives.yaml>]
                          [SOURCES <source>...] [BACKENDS <key>...] [SHARDS <n>]
                          [OUTPUT_DIR <dir>] [TORCH_VERSION <x.y>]
-                         [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [AOTI_SHIMS]
+                         [PYTHON_MODULE [PYTHON_FAKES <fake.py>]] [PER_OPERATOR_HEADERS] [AOTI_SHIMS]
                          [SHARED|STATIC|OBJECT|MODULE])
 
   Makes the library target ``<name>`` (``SHARED`` by default) from the operators declared in
@@ -56,6 +56,10 @@ names the function, the library and the argument. Expects the executable target 
   ``PYTHON_MODULE``
     Also generate the typed Python package ``OUTPUT_DIR/python/NS`` (the target property
     ``OPGEN_PYTHON_DIR``), which loads the library on import.
+  ``PYTHON_FAKES``
+    With ``PYTHON_MODULE``: the Python fake kernels (``torch.library.register_fake``) of the
+    operators whose entry says ``fake: python``, copied into the package as ``NS/fake.py`` and
+    imported once the library is loaded (see :doc:`../pytorch2-fakes`).
   ``PER_OPERATOR_HEADERS``
     Also write each operator's headers, ``include/NS/ops/OP.h``, ``OP_ops.h`` and ``OP_native.h``.
   ``AOTI_SHIMS``
@@ -318,16 +322,19 @@ endfunction()
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS;AOTI_SHIMS"
-                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS;DEFAULT_TAGS")
+                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION;PYTHON_FAKES" "SOURCES;BACKENDS;DEFAULT_TAGS")
   _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
-OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
+OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
   if(NOT arg_YAML)
     message(FATAL_ERROR "${who}: YAML is required (the operators, in native_functions.yaml format)")
   endif()
-  _opgen_resolve_arguments("${who}" ${name} "YAML;TAGS;DERIVATIVES" "SHARED;STATIC;OBJECT;MODULE")
+  _opgen_resolve_arguments("${who}" ${name} "YAML;TAGS;DERIVATIVES;PYTHON_FAKES" "SHARED;STATIC;OBJECT;MODULE")
+  if(arg_PYTHON_FAKES AND NOT arg_PYTHON_MODULE)
+    message(FATAL_ERROR "${who}: PYTHON_FAKES needs PYTHON_MODULE (the package imports the fake kernels)")
+  endif()
   _opgen_check_library_values("${who}")
   if(NOT DEFINED arg_SHARDS)
     set(arg_SHARDS 1)
@@ -338,7 +345,7 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHAR
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_PYTHON_FAKES "${python_fakes}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
     OPGEN_AOTI_SHIMS "${arg_AOTI_SHIMS}")
   if(arg_AOTI_SHIMS)
     _opgen_check_aoti_shims("${who}")
@@ -393,7 +400,7 @@ endfunction()
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
   foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
-            PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS)
+            PYTHON_FAKES PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -435,6 +442,9 @@ function(_opgen_finalize name)
   set(python_args "")
   if(PYTHON_MODULE)
     list(APPEND args --python-module)
+    if(PYTHON_FAKES)
+      list(APPEND args --python-fakes "${PYTHON_FAKES}")
+    endif()
     if(type STREQUAL "SHARED_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
       # Only the build command: the path is known at generation time, not at configure time.
       set(python_args --python-library-path "$<TARGET_FILE:${name}>")
@@ -467,7 +477,7 @@ function(_opgen_finalize name)
     OUTPUT "${stamp}"
     BYPRODUCTS ${outputs}
     COMMAND OpGen::opgen library ${args} ${python_args} --stamp "${stamp}" --depfile "${depfile}" ${extra}
-    DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${DERIVATIVES} ${templates}
+    DEPENDS OpGen::opgen "${YAML}" ${TAGS} ${DERIVATIVES} ${PYTHON_FAKES} ${templates}
     DEPFILE "${depfile}"
     COMMENT "opgen: generating operator library ${name} (namespace ${ns})"
     VERBATIM)
@@ -722,7 +732,8 @@ endfunction()
 # with what PyTorch 2's compiler needs of a custom operator: torch.library.opcheck's five sub-tests,
 # torch.compile(fullgraph=True) static and dynamic, and torch.export, on the inputs SAMPLES gives
 # (OpGenOpcheck.py says its format). One line per operator and check; checks the PyTorch in use lacks
-# are skipped (the whole test, exit 77, on PyTorch 1.x). PYTHON: the interpreter (default python3).
+# are skipped (the whole test, exit 77, on PyTorch 1.x). PYTHON: the interpreter (default python3). A
+# library with PYTHON_FAKES is loaded through its Python package, which imports its fake kernels.
 function(opgen_add_opcheck_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LIBRARY;SAMPLES;PYTHON" "")
   set(who "opgen_add_opcheck_test(${arg_NAME})")
@@ -745,10 +756,16 @@ function(opgen_add_opcheck_test)
   if(NOT python)
     set(python python3)
   endif()
+  # A library with Python fake kernels is loaded through its package, which imports them.
+  get_target_property(fakes ${arg_LIBRARY} OPGEN_PYTHON_FAKES)
+  set(package "")
+  if(fakes)
+    get_target_property(package ${arg_LIBRARY} OPGEN_PYTHON_DIR)
+  endif()
   # (the namespace is known once the library's generation is set up, at the end of its directory)
   add_test(NAME ${arg_NAME}
            COMMAND "${python}" "${_OPGEN_CMAKE_DIR}/OpGenOpcheck.py" "$<TARGET_FILE:${arg_LIBRARY}>"
-                   "$<TARGET_PROPERTY:${arg_LIBRARY},OPGEN_LIBRARY_NAMESPACE>" "${samples}")
+                   "$<TARGET_PROPERTY:${arg_LIBRARY},OPGEN_LIBRARY_NAMESPACE>" "${samples}" ${package})
   set_tests_properties(${arg_NAME} PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()
 

@@ -1,4 +1,4 @@
-# python3 OpGenOpcheck.py LIBRARY NAMESPACE SAMPLES   (run by opgen_add_opcheck_test)
+# python3 OpGenOpcheck.py LIBRARY NAMESPACE SAMPLES [PACKAGE_DIR]   (run by opgen_add_opcheck_test)
 #
 # Checks every operator of an operator library that SAMPLES gives inputs for with what PyTorch 2's
 # compiler needs of a custom operator, and prints one line per operator and check:
@@ -11,6 +11,8 @@
 # A check the PyTorch in use lacks is reported SKIP with why; a check SAMPLES declares PyTorch unable
 # to pass (EXPECTED_FAILURES) is XFAIL when it fails, and a failure when it passes (say so, then).
 # Exit status: 0 when nothing failed, 1 otherwise, 77 when this PyTorch has none of the checks.
+# PACKAGE_DIR (a library with Python fake kernels): the folder of its generated package NS, which then
+# loads the library (NS.load_library), importing the fake kernels.
 #
 # SAMPLES is a Python file defining
 #   def samples(): -> {"OP" or "OP.OVERLOAD": [sample, ...]}
@@ -154,15 +156,20 @@ def first_line(ex):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: OpGenOpcheck.py LIBRARY NAMESPACE SAMPLES")
-    library, ns, samples_path = sys.argv[1:]
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: OpGenOpcheck.py LIBRARY NAMESPACE SAMPLES [PACKAGE_DIR]")
+    library, ns, samples_path = sys.argv[1:4]
     missing = missing_checks()
     if len(missing) == len(CHECKS):
         print(f"skipped: PyTorch {torch.__version__} has none of the checks (torch.library.opcheck, torch.compile, "
               f"torch.export: PyTorch 2)")
         return 77
-    torch.ops.load_library(library)
+    if len(sys.argv) == 5:
+        sys.path.insert(0, sys.argv[4])
+        os.environ[f"OPGEN_{ns.upper()}_LIBRARY"] = ""  # (the package loads nothing on import)
+        importlib.import_module(ns).load_library(library)
+    else:
+        torch.ops.load_library(library)
     samples, expected_failures = load_samples(samples_path)
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "XFAIL": 0, "XPASS": 0}
     verbose = os.environ.get("OPGEN_OPCHECK_VERBOSE") == "1"

@@ -263,6 +263,15 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
 
     quiet_rebuilds
 
+    echo "== editing the Python fake kernels (PYTHON_FAKES) rewrites the package's copy and compiles nothing"
+    before=$(mtimes)
+    sleep 1
+    printf '\n# edited\n' >>"$work/src/fake.py"
+    build_log >/dev/null
+    [[ $(generated) == 1 && -z $(compiled) ]] || fail "editing fake.py: opgen ran $(generated)x, compiled: $(compiled)"
+    [[ $(mtimes) == "$before" ]] || fail "editing fake.py rewrote C++ outputs"
+    [[ $(tail -1 "$gen/python/vision/fake.py") == "# edited" ]] || fail "the package's fake.py is not the edited file"
+
     echo "== editing one operator rewrites only the outputs that change, and recompiles what includes them"
     before=$(mtimes)
     sleep 1
@@ -345,6 +354,9 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     expect_configure_error "not a library" "add_dispatch_backend(vision_test CPU): 'vision_test' was not made by add_operator_library" \
       "add_dispatch_backend(vision_test CPU)"
     # Values said in add_operator_library's terms, not opgen's (and SHARDS 0 is not taken for 1).
+    expect_configure_error "PYTHON_FAKES without PYTHON_MODULE" \
+      "add_operator_library(bad): PYTHON_FAKES needs PYTHON_MODULE (the package imports the fake kernels)" \
+      "add_operator_library(bad YAML ops.yaml PYTHON_FAKES fake.py)"
     expect_configure_error "SHARDS 0" "add_operator_library(bad): SHARDS must be a number from 1 to 64, not '0'" \
       "add_operator_library(bad YAML ops.yaml SHARDS 0)"
     expect_configure_error "SHARDS 100" "add_operator_library(bad): SHARDS must be a number from 1 to 64, not '100'" \
@@ -369,7 +381,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     # build trees).
     expect_configure_error "two libraries, one namespace" \
       "add_operator_library(vision2): namespace 'vision' is already the namespace of operator library 'vision'" \
-      "add_operator_library(vision2 YAML ops.yaml SOURCES kernels.cpp box_kernels.cpp)"
+      "add_operator_library(vision2 YAML ops.yaml SOURCES kernels.cpp box_kernels.cpp PYTHON_MODULE PYTHON_FAKES fake.py)"
     printf -- '- func: sharedops::f(Tensor self) -> Tensor\n' >"$work/src/shared.yaml"
     expect_configure_error "two libraries, one OUTPUT_DIR" \
       "add_operator_library(other): OUTPUT_DIR $build/vision_generated is already the output folder of 'vision'" \

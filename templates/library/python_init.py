@@ -13,12 +13,12 @@ import torch
 __all__ = ["load_library", ${all}]
 
 _ENVIRONMENT_VARIABLE = "${environment_variable}"
-_BUILT_LIBRARY = ${library_path}
+_BUILT_LIBRARY = ${library_path}${fake_kernels}
 
 
 def load_library(path: str) -> None:
     """Loads the shared library that registers the operators of ${namespace} (torch.ops.load_library)."""
-    torch.ops.load_library(path)
+    torch.ops.load_library(path)${after_load}
 
 
 def _load_default_library() -> None:

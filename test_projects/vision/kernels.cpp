@@ -67,15 +67,6 @@ at::Tensor nms_cpu(const at::Tensor& boxes, const at::Tensor& scores, double iou
   return at::tensor(keep, at::kLong);
 }
 
-at::Tensor nms_meta(const at::Tensor& boxes, const at::Tensor& scores, double iou_threshold) {
-  checkBoxes(boxes, "vision::nms");
-  (void)scores;
-  (void)iou_threshold;
-  // The number of boxes kept depends on the data: the meta kernel can only give the upper bound (the
-  // operator is tagged dynamic_output_shape, so that PyTorch 2's fake tensors do not trust it).
-  return at::empty_symint({boxes.sym_size(0)}, boxes.options().dtype(at::kLong));
-}
-
 at::Tensor box_area(const at::Tensor& boxes) {
   checkBoxes(boxes, "vision::box_area");
   return (boxes.select(1, 2) - boxes.select(1, 0)) * (boxes.select(1, 3) - boxes.select(1, 1));

@@ -1,7 +1,12 @@
 """The typed Python package that add_operator_library(... PYTHON_MODULE) generates: `import vision`
 loads the library by itself, and every operator is a function with the schema's signature."""
 import inspect
+import os
 import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 from typing import List, Optional, Tuple, Union
 
@@ -96,6 +101,44 @@ class PythonModule(unittest.TestCase):
             self.assertIn(f"\ndef {name}(", stub)
         self.assertIn("def scale_add_out(self: torch.Tensor, other: torch.Tensor, *, alpha: Union[int, float, bool] = 1, "
                       "out: torch.Tensor) -> torch.Tensor: ...", stub)
+
+
+TORCH2 = int(torch.__version__.split(".")[0]) >= 2
+
+
+class PythonFakeKernels(unittest.TestCase):
+    """nms's entry says `fake: python`: its fake kernel is in fake.py (PYTHON_FAKES), which the package
+    imports as vision.fake once the library is loaded (PyTorch 2; PyTorch 1 has no fake tensors)."""
+
+    def test_the_package_imports_them_on_pytorch2(self):
+        self.assertEqual("vision.fake" in sys.modules, TORCH2)
+        self.assertTrue((pathlib.Path(vision.__file__).parent / "fake.py").exists())
+        if TORCH2:
+            from torch._subclasses.fake_tensor import FakeTensorMode
+            from torch.fx.experimental.symbolic_shapes import ShapeEnv
+            with FakeTensorMode(shape_env=ShapeEnv(allow_dynamic_output_shape_ops=True)):
+                keep = vision.nms(torch.empty(5, 4), torch.empty(5), 0.5)
+            self.assertIsInstance(keep.shape[0], torch.SymInt)  # a size made by the fake kernel
+
+    @unittest.skipUnless(TORCH2, "PyTorch 1 has no fake tensors: the package does not import its fake kernels")
+    def test_a_missing_or_undeclared_fake_kernel_is_an_error_at_import(self):
+        # A copy of the package whose fake.py lacks nms's fake kernel, and has one for anchor_grid
+        # (whose entry does not say `fake: python`).
+        with tempfile.TemporaryDirectory() as tmp:
+            package = pathlib.Path(tmp) / "vision"
+            shutil.copytree(pathlib.Path(vision.__file__).parent, package)
+            (package / "fake.py").write_text(
+                "import torch\n\n@torch.library.register_fake('vision::anchor_grid')\n"
+                "def anchor_grid_fake(sizes, stride, *, dtype=None, layout=None, device=None, pin_memory=None):\n"
+                "    return torch.empty(0)\n")
+            env = dict(os.environ, PYTHONPATH=tmp, OPGEN_VISION_LIBRARY=vision._BUILT_LIBRARY)
+            run = subprocess.run([sys.executable, "-c", "import vision"], env=env, capture_output=True, text=True)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("RuntimeError: the fake kernels of operator library vision:\n"
+                      "ops.yaml:9:9: vision::nms says `fake: python`, and vision/fake.py registers no fake kernel for it",
+                      run.stderr)
+        self.assertRegex(run.stderr, r"ops.yaml:\d+:3: vision/fake.py registers a fake kernel for vision::anchor_grid, "
+                                     r"whose entry does not say `fake: python`")
 
 
 if __name__ == "__main__":

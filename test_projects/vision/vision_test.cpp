@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/version.h>
 
 namespace {
 
@@ -17,12 +18,29 @@ TEST(Vision, NmsKeepsTheBestOfOverlappingBoxes) {
 
 TEST(Vision, MetaKernelsGiveShapesWithoutData) {
   const at::Tensor b = at::empty({5, 4}, at::TensorOptions().device(at::kMeta));
-  const at::Tensor keep = vision::nms(b, at::empty({5}, b.options()), 0.5);
-  EXPECT_TRUE(keep.is_meta());
-  EXPECT_EQ(keep.scalar_type(), at::kLong);
+  const auto [width, height] = vision::box_size(b);
+  EXPECT_TRUE(width.is_meta());
+  EXPECT_EQ(height.sizes(), (std::vector<int64_t>{5}));
   auto [out, argmax] = vision::roi_pool(at::empty({1, 3, 8, 8}, b.options()), at::empty({2, 5}, b.options()), 1.0, {2, 2});
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 3, 2, 2}));
   EXPECT_EQ(argmax.scalar_type(), at::kLong);
+}
+
+// nms's fake kernel is a Python one (fake.py, `fake: python`): without Python, it has no Meta kernel,
+// and PyTorch 2's error names the Python module that has it (the registration's set_python_module).
+TEST(Vision, AnOperatorWithAPythonFakeKernelNamesItsModuleOnMetaTensors) {
+  const at::Tensor b = at::empty({5, 4}, at::TensorOptions().device(at::kMeta));
+  try {
+    vision::nms(b, at::empty({5}, b.options()), 0.5);
+    FAIL() << "nms ran on meta tensors without its Python fake kernel";
+  } catch (const c10::Error& e) {
+    const std::string what = e.what();
+#if TORCH_VERSION_MAJOR >= 2
+    EXPECT_NE(what.find("it is located in the python module vision.fake"), std::string::npos) << what;
+#else
+    EXPECT_NE(what.find("Meta"), std::string::npos) << what;
+#endif
+  }
 }
 
 TEST(Vision, StructuredFunctionalInplaceAndOut) {

@@ -108,7 +108,7 @@ DONE
     dir=${BUILD_DIR:-build-clang}
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DOPGEN_BUILD_TESTS=OFF >/dev/null
     cmake --build "$dir" -j "$(nproc)" --target opgen
-    "$dir/tool/opgen" parse test_projects/vision/ops.yaml -o "$dir/vision-model.json"
+    "$dir/tool/opgen" parse test_projects/autograd/ops.yaml -o "$dir/autograd-model.json"  # (vision's has `fake:`, not torchgen's)
     ;;
   *)
     sed -n '2,9p' "$0" >&2

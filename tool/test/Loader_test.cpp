@@ -139,6 +139,12 @@ TEST(LoaderErrors, UnknownKey) {
             "ops.yaml:2:3: error: in 'foo': unknown key 'dispach'");
 }
 
+TEST(LoaderErrors, FakeIsAnOperatorLibrarysKeyOnly) {
+  // (torchgen has no `fake:`; opgen library accepts `fake: python`, LoadOptions::fakeKey)
+  EXPECT_EQ(errorOf("- func: foo(Tensor self) -> Tensor\n  fake: python\n"),
+            "ops.yaml:2:3: error: in 'foo': unknown key 'fake'");
+}
+
 TEST(LoaderErrors, DuplicateKey) {
   EXPECT_EQ(errorOf("- func: foo(Tensor self) -> Tensor\n  variants: function\n  variants: method\n"),
             "ops.yaml:3:3: error: in 'foo': duplicate key 'variants'");

@@ -799,6 +799,69 @@ TEST(LibraryPt2, RegistersTagsInplaceAndOutAndTheDefaultTags) {
             std::string::npos);
 }
 
+// `fake: python` (api::checkPythonFakes): the package imports the fake kernels file, the registration
+// names its module, and a declaration that cannot hold is an error at its value.
+TEST(LibraryPt2, PythonFakeKernelsAreDeclaredAtTheirEntryAndImportedByThePackage) {
+  TempDir dir;
+  writeFile(dir.path() / "fake.py", "import torch\n");
+  const std::string fakes = (dir.path() / "fake.py").string();
+  const std::string ops = "- func: demo::count(Tensor self) -> Tensor\n  dispatch:\n    CPU: count\n  fake: python\n\n"
+                          "- func: demo::twice(Tensor self) -> Tensor\n  dispatch:\n    CPU: twice\n    Meta: twice\n";
+  LibraryRun run = library(dir, ops, {"--python-module", "--python-fakes", fakes});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  EXPECT_EQ(run.result.err, "") << "count's Python fake counts as its way to run on fake tensors";
+  EXPECT_EQ(readFile(run.out / "python/demo/fake.py"), "import torch\n");
+  const std::string package = readFile(run.out / "python/demo/__init__.py");
+  EXPECT_NE(package.find("_PYTHON_FAKES = {\n    \"demo::count\": \"ops.yaml:4:9\",\n}"), std::string::npos) << package;
+  EXPECT_NE(package.find("_OTHER_OPERATORS = {\n    \"demo::twice\": \"ops.yaml:6:3\",\n}"), std::string::npos) << package;
+  EXPECT_NE(package.find("    torch.ops.load_library(path)\n    _import_fake_kernels()\n"), std::string::npos) << package;
+  const std::string schema = readFile(run.out / "src/RegisterSchema.cpp");
+  const std::size_t twice = schema.find("m.def(\"twice("), pystub = schema.find("m.set_python_module(\"demo.fake\", "),
+                    count = schema.find("m.def(\"count(");
+  EXPECT_TRUE(twice < pystub && pystub < count && count != std::string::npos)
+      << "only the operators with a Python fake kernel are defined after set_python_module:\n" << schema;
+
+  // PyTorch 1: no fake tensors (the file is copied, not imported) and no set_python_module.
+  TempDir dir1;
+  LibraryRun v1 = library(dir1, ops, {"--python-module", "--python-fakes", fakes, "--torch-version", "1.13"});
+  ASSERT_TRUE(v1.result.ok()) << v1.result.describe();
+  EXPECT_TRUE(fs::exists(v1.out / "python/demo/fake.py"));
+  EXPECT_EQ(readFile(v1.out / "python/demo/__init__.py").find("fake"), std::string::npos);
+  EXPECT_EQ(readFile(v1.out / "src/RegisterSchema.cpp").find("set_python_module"), std::string::npos);
+
+  // Without the file, or where the operator already runs on fake tensors: an error at `fake: python`.
+  TempDir dirNo;
+  LibraryRun none = library(dirNo, ops, {"--python-module"});
+  EXPECT_EQ(none.result.exitCode, 1);
+  EXPECT_NE(none.result.err.find("ops.yaml:4:9: error: in 'count': `fake: python`: the library has no Python fake "
+                                 "kernels file to register it: add_operator_library(... PYTHON_MODULE PYTHON_FAKES fake.py)"),
+            std::string::npos)
+      << none.result.err;
+  TempDir dirMeta;
+  LibraryRun meta = library(dirMeta, "- func: demo::f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f\n    Meta: f\n  fake: python\n",
+                            {"--python-module", "--python-fakes", fakes});
+  EXPECT_EQ(meta.result.exitCode, 1);
+  EXPECT_NE(meta.result.err.find("ops.yaml:5:9: error: in 'f': `fake: python`: it has a Meta kernel"), std::string::npos)
+      << meta.result.err;
+  LibraryRun composite = library(dirMeta, "- func: demo::f(Tensor self) -> Tensor\n  fake: python\n",
+                                 {"--python-module", "--python-fakes", fakes});
+  EXPECT_NE(composite.result.err.find("ops.yaml:2:9: error: in 'f': `fake: python`: it has a composite kernel"),
+            std::string::npos)
+      << composite.result.err;
+  LibraryRun other = library(dirMeta, "- func: demo::f(Tensor self) -> Tensor\n  fake: meta\n");
+  EXPECT_NE(other.result.err.find("ops.yaml:2:9: error: in 'f': 'fake' must be `python`"), std::string::npos)
+      << other.result.err;
+  // A fake kernels file that no operator needs: a warning at the file.
+  LibraryRun unused = library(dirMeta, "- func: demo::f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f\n    Meta: f\n",
+                              {"--python-module", "--python-fakes", fakes});
+  ASSERT_TRUE(unused.result.ok()) << unused.result.describe();
+  EXPECT_NE(unused.result.err.find(fakes + ":1:1: warning: no operator of the library says `fake: python`"),
+            std::string::npos)
+      << unused.result.err;
+  LibraryRun noModule = library(dirMeta, ops, {"--python-fakes", fakes});
+  EXPECT_NE(noModule.result.err.find("--python-fakes needs --python-module"), std::string::npos) << noModule.result.err;
+}
+
 TEST(LibraryPt2, ATagThatBreaksItsContractIsAnErrorAtTheTag) {
   TempDir dir;
   writeFile(dir.path() / "tags.yaml", kPt2Tags);

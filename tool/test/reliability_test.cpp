@@ -183,6 +183,7 @@ TEST(Reliability, OutputsAreTheSameInEveryFolderAndWithAnyThreadCount) {
                                        "--depfile", (out / "opgen.d").string()};
       if (fs::exists(source / "derivatives.yaml"))
         argv.insert(argv.end(), {"--derivatives", (source / "derivatives.yaml").string()});
+      if (fs::exists(source / "fake.py")) argv.insert(argv.end(), {"--python-fakes", (source / "fake.py").string()});
       ProcessOptions options;
       options.env = {{"OPGEN_JOBS", jobs}};
       const ProcessResult r = runProcess(argv, options);

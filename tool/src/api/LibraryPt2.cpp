@@ -81,28 +81,81 @@ bool libraryNeedsInplaceOrView(const model::NativeFunction& f) {
   return aliases;
 }
 
+LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops) {
+  if (f.hasCompositeKernel()) return LibraryFakePath::Composite;
+  if (f.partOfStructuredGroup()) return LibraryFakePath::Structured;
+  // torchgen gives an in-place operator a Meta kernel of its own (it returns self)
+  if (f.func.kind() == model::SchemaKind::Inplace && f.func.returns.size() == 1) return LibraryFakePath::InplaceMeta;
+  bool device = false;
+  for (const model::BackendIndex& index : ops.backendIndices()) {
+    if (!index.has(f.func.name)) continue;
+    const model::DispatchKey key = index.dispatchKey();
+    if (key == model::DispatchKey::Meta) return LibraryFakePath::Meta;
+    device = device || !model::isGenericDispatchKey(key);
+  }
+  return device ? LibraryFakePath::Device : LibraryFakePath::Nothing;
+}
+
 void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags) {
   for (const model::NativeFunction* f : ops.functions()) {
-    if (f->generated() || f->hasCompositeKernel() || f->partOfStructuredGroup()) continue;
-    // torchgen gives an in-place operator a Meta kernel of its own (it returns self)
-    if (f->func.kind() == model::SchemaKind::Inplace && f->func.returns.size() == 1) continue;
+    if (f->generated() || f->pythonFake || libraryFakePathOf(*f, ops) != LibraryFakePath::Device) continue;
     std::vector<std::string> devices;
-    bool meta = false;
-    for (const model::BackendIndex& index : ops.backendIndices()) {
-      if (!index.has(f->func.name)) continue;
-      const model::DispatchKey key = index.dispatchKey();
-      if (key == model::DispatchKey::Meta) meta = true;
-      else if (!model::isGenericDispatchKey(key)) devices.emplace_back(model::dispatchKeyName(key));
-    }
-    if (devices.empty() || meta) continue;
+    for (const model::BackendIndex& index : ops.backendIndices())
+      if (index.has(f->func.name) && !model::isGenericDispatchKey(index.dispatchKey()))
+        devices.emplace_back(model::dispatchKeyName(index.dispatchKey()));
     diags.warning(f->loc.sourceLoc(),
                   support::aboutOperator(f->func.name.str(),
                                          "it has a " + support::join(devices, "/") +
                                              " kernel and no Meta kernel: torch.compile and torch.export cannot run "
                                              "it on fake tensors (\"Operator does not support running with fake "
                                              "tensors\"); give it `Meta: KERNEL` in `dispatch:` (computing the "
-                                             "outputs' shapes from sym_sizes()), or make it structured"));
+                                             "outputs' shapes from sym_sizes()), or make it structured, or give it a "
+                                             "Python fake kernel (`fake: python`, with PYTHON_FAKES)"));
   }
+}
+
+bool checkPythonFakes(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags) {
+  const int errorsBefore = diags.errorCount();
+  bool anyDeclared = false;
+  for (const model::NativeFunction* f : ops.functions()) {
+    if (!f->pythonFake) continue;
+    anyDeclared = true;
+    const auto error = [&](const std::string& message) {
+      diags.errorAbout(f->fakeLoc.sourceLoc(), f->func.name.str(), "`fake: python`: " + message);
+    };
+    if (!options.pythonFakes) {
+      error("the library has no Python fake kernels file to register it: add_operator_library(... PYTHON_MODULE "
+            "PYTHON_FAKES fake.py) (opgen library --python-fakes FILE)");
+      continue;
+    }
+    switch (libraryFakePathOf(*f, ops)) {
+      case LibraryFakePath::Device: break;
+      case LibraryFakePath::Meta:
+        error("it has a Meta kernel, which runs on fake tensors; PyTorch refuses a Python fake kernel beside it "
+              "(remove one of them)");
+        break;
+      case LibraryFakePath::Composite:
+        error("it has a composite kernel, which runs on fake tensors through the operators it calls; it needs no "
+              "fake kernel (PyTorch refuses one beside a CompositeImplicitAutograd kernel)");
+        break;
+      case LibraryFakePath::Structured:
+        error("it is structured: its meta function is its Meta kernel, and PyTorch refuses a Python fake kernel "
+              "beside one");
+        break;
+      case LibraryFakePath::InplaceMeta:
+        error("it is an in-place operator without a Meta kernel: opgen gives it torchgen's (it returns self), and "
+              "PyTorch refuses a Python fake kernel beside one");
+        break;
+      case LibraryFakePath::Nothing:
+        error("it has no kernel to run on real tensors (a `dispatch:` entry for CPU, CUDA, ...)");
+        break;
+    }
+  }
+  if (options.pythonFakes && !anyDeclared && diags.errorCount() == errorsBefore)
+    diags.warning(support::SourceLoc{*options.pythonFakes, 1, 1},
+                  "no operator of the library says `fake: python`: the package imports this file, and a fake kernel "
+                  "it registers for an operator whose entry does not say so is an error at import");
+  return diags.errorCount() == errorsBefore;
 }
 
 }  // namespace opgen::api

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ struct LibraryPt2Options {
   }
   // Tags every operator is registered with (add_operator_library's DEFAULT_TAGS, --default-tag).
   std::vector<std::string> defaultTags;
+  // The library's Python fake kernels file (add_operator_library's PYTHON_FAKES, --python-fakes), if any.
+  std::optional<std::string> pythonFakes;
 };
 
 // The tags registered with f's schema, sorted: those of its `tags:` (an `autogen:` variant: its
@@ -55,10 +58,23 @@ LibraryAutograd libraryAutogradOf(const model::NativeFunction& f, bool hasFormul
 // argument): PyTorch's fallback then bumps version counters and makes views.
 bool libraryNeedsInplaceOrView(const model::NativeFunction& f);
 
-// Operators with a device kernel (CPU, CUDA, ...) and no way to run on fake tensors (no Meta kernel,
-// not structured, not composite, not in-place, whose Meta kernel torchgen's rules write): one warning
-// each at its YAML entry, as torch.compile and
-// torch.export would fail on them ("Operator does not support running with fake tensors").
+// How an operator runs on fake tensors (the tensors torch.compile and torch.export trace with) without
+// a Python fake kernel: through a composite kernel, a structured operator's meta function, torchgen's
+// in-place Meta kernel, or its own Meta kernel; Device: it has a device kernel (CPU, CUDA, ...) and
+// none of these; Nothing: neither (no kernel at all).
+enum class LibraryFakePath { Composite, Structured, InplaceMeta, Meta, Device, Nothing };
+LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops);
+
+// Operators with a device kernel and no way to run on fake tensors (LibraryFakePath::Device) that do
+// not say `fake: python`: one warning each at its YAML entry, as torch.compile and torch.export would
+// fail on them ("Operator does not support running with fake tensors").
 void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags);
+
+// `fake: python` (a Python fake kernel, registered by the library's Python fake kernels file): an
+// error at the `fake:` value where there is no such file, or where the operator already runs on fake
+// tensors (PyTorch refuses a Python fake kernel beside a Meta or CompositeImplicitAutograd kernel, and
+// would not use one beside a composite or structured kernel). A fake kernels file that no operator
+// needs: a warning at the file. Returns false after an error.
+bool checkPythonFakes(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags);
 
 }  // namespace opgen::api

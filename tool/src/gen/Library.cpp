@@ -43,9 +43,12 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   const api::LibraryRulesOptions rules{.libtorch = options.libtorch.facts(),
                                        .pythonModule = options.pythonModule};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
-  const api::LibraryPt2Options pt2{
-      .libtorch = rules.libtorch, .torchTags = options.libtorch.tags(), .defaultTags = options.defaultTags};
+  const api::LibraryPt2Options pt2{.libtorch = rules.libtorch,
+                                   .torchTags = options.libtorch.tags(),
+                                   .defaultTags = options.defaultTags,
+                                   .pythonFakes = options.pythonFakes};
   if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
+  if (!options.checkKernels && !api::checkPythonFakes(ops, pt2, diags)) return std::nullopt;
   // (without fake tensors, as in PyTorch 1, nothing to warn about)
   if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
     api::warnWithoutFakeKernels(ops, diags);
@@ -105,6 +108,12 @@ Options:
                            longer in the YAML are removed.
   --python-module          also write the Python package NS: one typed function per operator
                            (calling torch.ops.NS) and a .pyi stub
+  --python-fakes FILE      the Python fake kernels of the operators whose entry says `fake: python`
+                           (torch.library.register_fake); needs --python-module. Copied into the
+                           package as NS/fake.py, which NS/__init__.py imports once the library is
+                           loaded (PyTorch 2; PyTorch 1 has no fake tensors), checking that every
+                           such operator got one and no other did; the registration names NS.fake
+                           as the operators' Python module (m.set_python_module)
   --aoti-shims             also write AOTInductor C shims: per functional operator and device (cpu,
                            cuda) aoti_torch_DEVICE_NS_OP(...) in src/AotiShims.cpp, declared in
                            include/NS/aoti_shims.h, and with --python-module python/NS/aoti.py, whose
@@ -263,6 +272,7 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
     else if (a == "--stamp") o.stamp = *v;
     else if (a == "--depfile") o.depfile = *v;
     else if (a == "--python-library-path") o.pythonLibraryPath = *v;
+    else if (a == "--python-fakes") o.pythonFakes = *v;
     else if (a == "--derivatives") o.derivativesPath = *v;
     else if (a == "--default-tag") o.defaultTags.push_back(*v);
     else if (a == "--backend") {
@@ -307,6 +317,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   load.methodVariants = false;
   load.requireOutVariants = false;
   load.symintKernels = true;
+  load.fakeKey = true;
   load.refusedKeys = {
       {"ufunc_inner_loop", "an operator library does not generate ufunc kernels"},
       {"python_module", "it places ATen's Python bindings; a library's Python functions are in its own package"},
@@ -331,11 +342,17 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     diags.error({}, "--python-library-path needs --python-module");
     return false;
   }
+  if (options.pythonFakes && !options.pythonModule) {
+    diags.error({}, "--python-fakes needs --python-module (the package that imports the fake kernels)");
+    return false;
+  }
   dest::LibrarySpec spec{.ns = *ns,
                          .registered = dest::libraryRegisteredKeys(options.backends),
                          .shards = options.shards,
                          .pythonModule = options.pythonModule,
                          .pythonLibraryPath = packageRelativeLibrary(options, *ns),
+                         .pythonFakes = options.pythonFakes.has_value(),
+                         .pythonFakesText = {},
                          .autograd = options.derivativesPath.has_value(),
                          .perOperatorHeaders = options.perOperatorHeaders,
                          .operatorRoots = {},
@@ -350,6 +367,13 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
   if (options.describe) {
     out << describe(libraryFiles).dump(1) << '\n';
     return true;
+  }
+
+  if (options.pythonFakes) {
+    support::InputFiles inputs(diags);
+    std::optional<std::string> text = inputs.read(*options.pythonFakes);
+    if (!text) return false;
+    spec.pythonFakesText = std::move(*text);
   }
 
   std::optional<model::Derivatives> derivatives;
@@ -394,6 +418,7 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
 
   std::vector<std::string> deps = {options.yamlPath};
   if (options.derivativesPath) deps.push_back(*options.derivativesPath);
+  if (options.pythonFakes) deps.push_back(*options.pythonFakes);
   if (const std::string tags = files.tagsPath(); !tags.empty()) deps.push_back(tags);
   for (const std::string& t : templates.paths()) deps.push_back(t);
   if (options.depfileOutputs)

@@ -31,6 +31,7 @@ struct LibraryOptions {
   bool aotiShims = false;                    // also AOTInductor C shims (dest/library/AotiShims.h)
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp
   std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
+  std::optional<std::string> pythonFakes;    // the Python fake kernels file the package imports
   bool describe = false;                     // print the namespace, link anchor and files (JSON) and stop
   std::optional<std::string> depfile;        // Makefile-syntax dependencies of the stamp
   std::optional<std::string> stamp;          // touched after every successful run

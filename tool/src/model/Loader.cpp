@@ -22,11 +22,11 @@ using support::YamlNode;
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kEntryKeys = {
+constexpr std::array<std::string_view, 19> kEntryKeys = {
     "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits", "precomputed",
     "device_guard", "device_check", "manual_kernel_registration", "manual_cpp_binding", "python_module",
     "category_override", "autogen", "tags", "ufunc_inner_loop", "cpp_no_default_args",
-    "use_const_ref_for_mutable_tensors"};
+    "use_const_ref_for_mutable_tensors", "fake"};
 
 constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
@@ -98,6 +98,7 @@ class EntryParser {
   bool parseUfunc(NativeFunction& f, DispatchTable& dispatch);
   bool parsePrecomputed(NativeFunction& f);
   bool parseAutogen(NativeFunction& f);
+  bool parseFake(NativeFunction& f);
   bool checkInvariants(const NativeFunction& f, const YamlNode& funcNode);
 
   const YamlNode& e_;
@@ -118,7 +119,8 @@ bool EntryParser::checkKeys() {
   for (const auto& kv : e_.entries()) {
     if (!kv.key.isScalar()) return fail(kv.key, "keys of an entry must be strings");
     const std::string& key = kv.key.text();
-    if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
+    if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end() ||
+        (key == "fake" && !options_.fakeKey))  // (not torchgen's: operator libraries only)
       return fail(kv.key, "unknown key '" + key + "'");
     if (!seen.insert(key).second) return fail(kv.key, "duplicate key '" + key + "'");
     if (const auto refused = options_.refusedKeys.find(key); refused != options_.refusedKeys.end())
@@ -177,6 +179,19 @@ bool EntryParser::parseVariants(NativeFunction& f) {
     else return fail(n, "illegal variant '" + std::string(v) + "' (expected 'function' or 'method')", offset);
     offset += static_cast<int>(v.size()) + 2;
   }
+  return true;
+}
+
+// `fake: python` (operator libraries): the operator's fake kernel is a Python one.
+bool EntryParser::parseFake(NativeFunction& f) {
+  const YamlNode& n = get("fake");
+  if (!n.isDefined()) return true;
+  if (support::scalarKind(n) != ScalarKind::String || n.text() != "python")
+    return fail(n, "'fake' must be `python` (its fake kernel is a Python one, in the library's PYTHON_FAKES "
+                   "file), not " + support::describeNode(n) + "; a C++ fake kernel is a `Meta:` kernel in `dispatch:`");
+  const SourceLoc at = support::locOf(n, path_);
+  f.pythonFake = true;
+  f.fakeLoc = Location{path_, at.line, at.column};
   return true;
 }
 
@@ -487,7 +502,7 @@ bool EntryParser::parse(NativeFunction& f, DispatchTable& dispatch) {
   if (!getString("python_module", f.pythonModule)) return false;
   if (f.pythonModule && f.hasVariant(Variant::Method)) return fail(get("python_module"), "functions in modules cannot be methods");
   if (!getString("category_override", f.categoryOverride) || !parsePrecomputed(f) || !parseTags(f) ||
-      !parseDispatch(f, dispatch))
+      !parseDispatch(f, dispatch) || !parseFake(f))
     return false;
   if (options_.symintKernels && f.func.hasSymInt())
     for (auto& [k, m] : dispatch)

@@ -41,6 +41,9 @@ struct LoadOptions {
   // meta and impl functions take int64_t). Operator libraries: sizes stay symbolic under
   // torch.compile without the user knowing the naming rule.
   bool symintKernels = false;
+  // Accept an entry's `fake: python` (operator libraries: the operator's fake kernel is in Python;
+  // NativeFunction::pythonFake). Not torchgen's: elsewhere an unknown key.
+  bool fakeKey = false;
   // Work that only reads a parsed function (warming a caller's caches), called on another thread
   // for the parsed functions in file order while the loader checks, generates and groups them, and
   // only until it is done: some functions, or none, may be left out. Large files only.

@@ -106,6 +106,10 @@ struct NativeFunction {
   std::set<std::string> tags;
   // Where each tag the entry's `tags:` names is written (not those torchgen adds), for errors about it.
   std::map<std::string, Location> tagLocs;
+  // `fake: python` (operator libraries only): its fake kernel is a Python one (torch.library.register_fake,
+  // in the library's Python fake kernels file); fakeLoc: where the value is written.
+  bool pythonFake = false;
+  Location fakeLoc;
 
   bool generated() const { return tags.count("generated") != 0; }
   bool hasCompositeKernel() const;

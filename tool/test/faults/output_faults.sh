@@ -43,7 +43,8 @@ skip() { echo "skipped: $*"; exit 77; }
 
 products=(library)
 mkdir -p "$work/in/library"
-cp "$source_dir/test_projects/vision/ops.yaml" "$source_dir/test_projects/vision/tags.yaml" "$work/in/library/"
+cp "$source_dir/test_projects/vision/ops.yaml" "$source_dir/test_projects/vision/tags.yaml" \
+   "$source_dir/test_projects/vision/fake.py" "$work/in/library/"
 mv "$work/in/library/ops.yaml" "$work/in/library/a.yaml"
 { cat "$work/in/library/a.yaml"; printf '\n- func: vision::faults_extra(Tensor self) -> Tensor\n'; } > "$work/in/library/b.yaml"
 
@@ -89,7 +90,8 @@ command_for() {
   local product=$1 v=$2 out=$3
   case $product in
     library) echo "$opgen" library "$work/in/library/$v.yaml" -o "$out" --backend CPU --python-module \
-               --per-operator-headers --stamp "$out/stamp" --depfile "$out/opgen.d" ;;
+               --python-fakes "$work/in/library/fake.py" --per-operator-headers --stamp "$out/stamp" \
+               --depfile "$out/opgen.d" ;;
     backend) echo "$opgen" backend -s "$work/in/backend/$v.yaml" -o "$out" --source-path "$aten" --include-prefix= \
                --stamp "$out/stamp" --depfile "$out/opgen.d" ;;
     python) echo "$opgen" python --native-functions "$work/in/python/$v/ops.yaml" \

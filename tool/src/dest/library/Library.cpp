@@ -59,6 +59,9 @@ constexpr std::string_view kNamespaceClose = "} // namespace $ns$";
 //   $schema$ an operator's schema as a C++ string literal, $tags$ its at::Tag values
 constexpr std::string_view kSchemaDefinition = "m.def($schema$);";
 constexpr std::string_view kTaggedSchemaDefinition = "m.def($schema$, {$tags$});";
+// $module$: the Python module that registers the fake kernels of the operators defined after it;
+// $context$: what PyTorch's error adds (both C++ string literals).
+constexpr std::string_view kSetPythonModule = "m.set_python_module($module$, $context$);";
 // The Autograd key of the operators without formulas (api::LibraryAutograd), and the ADInplaceOrView
 // key of those among them that mutate or alias an argument.
 //   $namespace$, $impls$ / $inplace_or_view$ registrations
@@ -394,18 +397,33 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     return env;
   });
   out.write(kSchemaSource, [&] {
-    const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .torchTags = spec.torchTags, .defaultTags = spec.defaultTags};
-    std::vector<std::string> schemas, anchors;
+    const api::LibraryPt2Options pt2{
+        .libtorch = ctx.libtorch(), .torchTags = spec.torchTags, .defaultTags = spec.defaultTags, .pythonFakes = {}};
+    // The operators with a Python fake kernel come last, after set_python_module (which applies to the
+    // operators defined after it): on fake or meta tensors without the package imported, PyTorch's
+    // error names the module that registers their fake kernels.
+    const bool pystubs = spec.pythonFakes && ctx.libtorch().setPythonModule;
+    std::vector<std::string> schemas, pythonFakeSchemas, anchors;
     for (const model::NativeFunction* f : ctx.ops.functions()) {
       const std::vector<std::string> tags = api::libraryTags(*f, pt2);
       const std::string schema = support::cppString(f->func.str());
+      std::vector<std::string>& into = pystubs && f->pythonFake ? pythonFakeSchemas : schemas;
       if (tags.empty())
-        schemas.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", schema}}));
+        into.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", schema}}));
       else
-        schemas.push_back(support::fillSnippet(
+        into.push_back(support::fillSnippet(
             kTaggedSchemaDefinition, {{"schema", schema}, {"tags", support::joinMapped(tags, ", ", [](const std::string& t) {
                                                              return "at::Tag::" + t;
                                                            })}}));
+    }
+    if (!pythonFakeSchemas.empty()) {
+      const std::string module = libraryPythonFakesModule(spec.ns);
+      schemas.push_back(support::fillSnippet(
+          kSetPythonModule,
+          {{"module", support::cppString(module)},
+           {"context", support::cppString("Its fake kernel is in the Python package of operator library " + spec.ns +
+                                          " (`import " + spec.ns + "`).")}}));
+      schemas.insert(schemas.end(), pythonFakeSchemas.begin(), pythonFakeSchemas.end());
     }
     for (DispatchKey key : spec.registered)
       for (int shard = 0; shard < spec.shards; ++shard) anchors.push_back(shardAnchor(spec.ns, key, shard));
@@ -468,7 +486,7 @@ LibraryFiles libraryFiles(const LibrarySpec& spec) {
   files.sources.push_back(sourceDir + std::string(autogenKernelsSourceFile()));
   if (spec.autograd) files.sources.push_back(sourceDir + std::string(autogradSourceFile()));
   if (spec.pythonModule)
-    for (const std::string& name : libraryPythonFiles()) files.python.push_back(libraryPythonDir(spec.ns) + name);
+    for (const std::string& name : libraryPythonFiles(spec.pythonFakes)) files.python.push_back(libraryPythonDir(spec.ns) + name);
   if (spec.aotiShims) {
     files.headers.push_back(libraryAotiShimsHeader(spec.ns));
     files.sources.push_back(libraryAotiShimsSource());
@@ -503,7 +521,9 @@ void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryW
   emitSources(ctx, spec, out.sources, derivatives);
   if (spec.pythonModule) {
     if (out.python == nullptr) ctx.diags.error({}, "internal error: no writer for the Python module");
-    else emitLibraryPython(ctx, spec.ns, spec.pythonLibraryPath, *out.python);
+    else
+      emitLibraryPython(ctx, spec.ns, spec.pythonLibraryPath,
+                        spec.pythonFakes ? std::optional<std::string>(spec.pythonFakesText) : std::nullopt, *out.python);
   }
   if (spec.aotiShims) emitLibraryAotiShims(ctx, spec, out);
 }

@@ -18,6 +18,7 @@
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
 //   src/AutogenKernels.cpp        the kernels of the variants that `autogen:` adds (AutogenKernels.h)
 //   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
+//   python/NS/fake.py             with --python-fakes: the Python fake kernels (PythonPackage.h)
 //   include/NS/aoti_shims.h, src/AotiShims.cpp, python/NS/aoti.py
 //                                 with --aoti-shims: AOTInductor C shims (AotiShims.h)
 //
@@ -40,6 +41,8 @@ struct LibrarySpec {
   int shards = 1;                             // Register{Key} files per key
   bool pythonModule = false;                  // also python/NS/__init__.py{,i} (dest/library/PythonPackage.h)
   std::optional<std::string> pythonLibraryPath;  // the library the Python package loads on import
+  bool pythonFakes = false;                   // also python/NS/fake.py: the Python fake kernels file,
+  std::string pythonFakesText;                //   with this text (PythonPackage.h)
   bool autograd = false;                      // derivatives.yaml given: src/RegisterAutograd.cpp (Autograd.h)
   bool perOperatorHeaders = false;            // also include/NS/ops/OP{_ops,,_native}.h, for each of:
   std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)

@@ -1,10 +1,12 @@
 #include "dest/library/PythonPackage.h"
 
 #include <cctype>
+#include <filesystem>
 #include <map>
 
 #include "api/LibraryPython.h"
 #include "dest/common/FunctionContext.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest {
@@ -49,10 +51,77 @@ std::string docstring(std::string_view doc) {
 
 constexpr std::string_view kInitPy = "__init__.py";
 constexpr std::string_view kInitPyi = "__init__.pyi";
+constexpr std::string_view kFakePy = "fake.py";
+
+// What __init__.py does with the Python fake kernels (after `_BUILT_LIBRARY = ...`): $namespace$;
+// $python_fakes$ and $other_operators$: Python dict items, "NS::op.overload": "ops.yaml:LINE:COL" of
+// the operators whose entry says `fake: python` (where it says so) and of the others (their entries).
+constexpr std::string_view kFakeKernels = R"py(
+
+# The Python fake kernels of the operators whose entry says `fake: python` (add_operator_library's
+# PYTHON_FAKES, here $namespace$/fake.py), imported once the library is loaded.
+_PYTHON_FAKES = {$python_fakes$}
+_OTHER_OPERATORS = {$other_operators$}
+_fake_kernels_imported = False
+
+
+def _import_fake_kernels() -> None:
+    """Imports $namespace$.fake (its torch.library.register_fake calls register each fake kernel for
+    the Meta key), then checks that every operator whose entry says `fake: python` has one, and that
+    no other operator got one from it."""
+    global _fake_kernels_imported
+    if _fake_kernels_imported:
+        return
+    _fake_kernels_imported = True
+
+    def has_meta(op: str) -> bool:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(op, "Meta")
+
+    before = {op for op in _OTHER_OPERATORS if has_meta(op)}
+    from . import fake  # noqa: F401
+    problems = [f"{where}: {op} says `fake: python`, and $namespace$/fake.py registers no fake kernel for it "
+                f"(@torch.library.register_fake('{op}'))" for op, where in _PYTHON_FAKES.items() if not has_meta(op)]
+    problems += [f"{where}: $namespace$/fake.py registers a fake kernel for {op}, whose entry does not say "
+                 f"`fake: python`" for op, where in _OTHER_OPERATORS.items() if op not in before and has_meta(op)]
+    if problems:
+        raise RuntimeError("the fake kernels of operator library $namespace$:\n" + "\n".join(problems)))py";
+
+// load_library's last line with Python fake kernels.
+constexpr std::string_view kImportFakeKernels = "\n    _import_fake_kernels()";
+
+// "FILE:LINE:COL" with the file's name only (no generated file holds an absolute path).
+std::string where(const model::Location& loc) {
+  return std::filesystem::path(loc.file).filename().string() + ":" + std::to_string(loc.line) + ":" +
+         std::to_string(loc.column);
+}
+
+// The Python fake kernels block of __init__.py (kFakeKernels).
+std::string fakeKernelsBlock(const model::Operators& ops, const std::string& ns) {
+  std::vector<std::string> declared, others;
+  for (const model::NativeFunction* f : ops.functions()) {
+    if (f->generated()) continue;  // (no entry of its own)
+    const std::string item = pythonStringLiteral(ns + "::" + f->func.name.str()) + ": " +
+                             pythonStringLiteral(where(f->pythonFake ? f->fakeLoc : f->loc));
+    (f->pythonFake ? declared : others).push_back(item);
+  }
+  const auto dict = [](const std::vector<std::string>& items) {
+    return items.empty() ? std::string() : "\n    " + support::join(items, ",\n    ") + ",\n";
+  };
+  return support::fillSnippet(kFakeKernels,
+                              {{"namespace", ns}, {"python_fakes", dict(declared)}, {"other_operators", dict(others)}});
+}
 
 }  // namespace
 
-std::vector<std::string> libraryPythonFiles() { return {std::string(kInitPy), std::string(kInitPyi)}; }
+std::vector<std::string> libraryPythonFiles(bool fakes) {
+  std::vector<std::string> files = {std::string(kInitPy), std::string(kInitPyi)};
+  if (fakes) files.emplace_back(kFakePy);
+  return files;
+}
+
+std::string libraryPythonFakesModule(const std::string& ns) {
+  return ns + "." + std::string(kFakePy.substr(0, kFakePy.size() - 3));
+}
 
 std::string libraryPythonEnvironmentVariable(const std::string& ns) {
   std::string upper;
@@ -61,13 +130,18 @@ std::string libraryPythonEnvironmentVariable(const std::string& ns) {
 }
 
 void emitLibraryPython(const EmitContext& ctx, const std::string& ns, const std::optional<std::string>& libraryPath,
-                       Writer& out) {
+                       const std::optional<std::string>& fakes, Writer& out) {
   std::vector<lp::Function> functions;
   std::map<std::string, const model::NativeFunction*> byName;
   for (const model::NativeFunction* f : ctx.ops.functions()) {
     support::Expected<lp::Function> fn = lp::function(*f, ns);
     if (!fn) {
       model::reportError(ctx.diags, *f, "Python module: " + fn.error().message);
+      continue;
+    }
+    if (fakes && fn->name == libraryPythonFakesModule(ns).substr(ns.size() + 1)) {
+      model::reportError(ctx.diags, *f, "Python module: the function name '" + fn->name +
+                                             "' is the package's module of Python fake kernels (PYTHON_FAKES)");
       continue;
     }
     if (auto [it, fresh] = byName.emplace(fn->name, f); !fresh) {
@@ -100,6 +174,11 @@ void emitLibraryPython(const EmitContext& ctx, const std::string& ns, const std:
                                                             : "os.path.join(os.path.dirname(os.path.abspath(__file__)), " +
                                                                   pythonStringLiteral(*libraryPath) + ")");
     env.set("all", support::join(names, ", "));
+    // (On a PyTorch without fake tensors, 1.x, the fake kernels are not imported: torch.library has no
+    // register_fake there.)
+    const bool importFakes = fakes && ctx.libtorch().fakeTensors;
+    env.set("fake_kernels", importFakes ? fakeKernelsBlock(ctx.ops, ns) : std::string());
+    env.set("after_load", importFakes ? std::string(kImportFakeKernels) : std::string());
     env.set("functions", support::join(definitions, "\n\n\n"));
     return env;
   });
@@ -108,6 +187,7 @@ void emitLibraryPython(const EmitContext& ctx, const std::string& ns, const std:
     env.set("functions", stubs);
     return env;
   });
+  if (fakes) out.writeText(kFakePy, [&] { return *fakes; });
 }
 
 }  // namespace opgen::dest

@@ -57,17 +57,6 @@ namespace {
   if (out.strides() == strides) return ::std::nullopt;
   return Tensor(at::detail::empty_strided_meta(sizes, strides, options));
 }
-namespace {
-
-at::Tensor wrapper_Meta__nms(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold) {
-    // No device check
-
-
-  // DeviceGuard omitted
-  return vision::native::nms_meta(boxes, scores, iou_threshold);
-}
-
-} // anonymous namespace
 struct structured_scale_add_meta_functional final : public vision::meta::structured_scale_add {
 
 
@@ -245,8 +234,6 @@ namespace {
 } // anonymous namespace
 
 TORCH_LIBRARY_IMPL(vision, Meta, m) {
-  m.impl("nms",
-  TORCH_FN(wrapper_Meta__nms));
   m.impl("scale_add", TORCH_FN(wrapper_Meta_scale_add));
   m.impl("scale_add.out", TORCH_FN(wrapper_Meta_scale_add_out_out));
   m.impl("scale_add_", TORCH_FN(wrapper_Meta_scale_add_));

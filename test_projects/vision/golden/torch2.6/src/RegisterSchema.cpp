@@ -9,7 +9,6 @@
 #include <torch/library.h>
 
 TORCH_LIBRARY(vision, m) {
-  m.def("nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor", {at::Tag::dynamic_output_shape, at::Tag::pt2_compliant_tag});
   m.def("scale_add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {at::Tag::pt2_compliant_tag});
   m.def("scale_add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {at::Tag::pt2_compliant_tag});
   m.def("scale_add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {at::Tag::pt2_compliant_tag});
@@ -25,6 +24,8 @@ TORCH_LIBRARY(vision, m) {
   m.def("scale_boxes.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)", {at::Tag::generated, at::Tag::pt2_compliant_tag});
   m.def("scale_boxes(Tensor self, float factor) -> Tensor", {at::Tag::generated, at::Tag::pt2_compliant_tag});
   m.def("box_size.out(Tensor boxes, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", {at::Tag::generated, at::Tag::pt2_compliant_tag});
+  m.set_python_module("vision.fake", "Its fake kernel is in the Python package of operator library vision (`import vision`).");
+  m.def("nms(Tensor boxes, Tensor scores, float iou_threshold) -> Tensor", {at::Tag::dynamic_output_shape, at::Tag::pt2_compliant_tag});
 }
 
 // Operators with a kernel of their own and no derivatives.yaml formulas run below autograd; a gradient

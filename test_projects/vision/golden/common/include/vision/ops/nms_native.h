@@ -21,5 +21,4 @@
 
 namespace vision::native {
 TORCH_API at::Tensor nms_cpu(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold);
-TORCH_API at::Tensor nms_meta(const at::Tensor & boxes, const at::Tensor & scores, double iou_threshold);
 } // namespace vision::native
