@@ -106,6 +106,7 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.symBoolSchemaType = since(2, 14);
   f.setPythonModule = since(2, 0);
   f.fakeTensors = since(2, 0);
+  f.stableAbi = since(2, 10);
   return f;
 }
 
@@ -140,6 +141,7 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"symbool-schema-type", &LibtorchFacts::symBoolSchemaType},
       {"set-python-module", &LibtorchFacts::setPythonModule},
       {"fake-tensors", &LibtorchFacts::fakeTensors},
+      {"stable-abi", &LibtorchFacts::stableAbi},
   };
   return kNames;
 }

@@ -64,6 +64,9 @@ struct LibtorchFacts {
   bool setPythonModule = true;
   // Not in any header: fake tensors, on which torch.compile and torch.export run operators (2.0 on).
   bool fakeTensors = true;
+  // The stable ABI of operator libraries (torch/csrc/stable/c/shim.h declares torch_library_impl and
+  // torch_call_dispatcher; 2.10 on): a library can be generated for it (api/LibraryStable.h).
+  bool stableAbi = true;
 
   // The facts of a PyTorch release major.minor (the table in Types.cpp; 2.14's past it).
   static LibtorchFacts ofVersion(int major, int minor);

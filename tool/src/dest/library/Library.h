@@ -18,6 +18,7 @@
 //                                 guards, structured kernels) and TORCH_LIBRARY_IMPL(NS, Key, m)
 //   src/AutogenKernels.cpp        the kernels of the variants that `autogen:` adds (AutogenKernels.h)
 //   python/NS/__init__.py{,i}     with --python-module: the typed Python package (LibraryPython.h)
+// On the stable ABI (spec.stableAbi), the files of StableLibrary.h instead of the C++ ones above.
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
 // the library pulls in every registration (also from a static archive; see LibraryFiles::linkAnchor).
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "api/LibraryStable.h"
 #include "dest/common/Emit.h"
 #include "model/Derivatives.h"
 
@@ -43,6 +45,9 @@ struct LibrarySpec {
   std::vector<std::string> operatorRoots;     //   the operators' root names (dest/common/OperatorRoots.h)
   std::vector<std::string> defaultTags;       // tags of every operator (api/LibraryPt2.h)
   std::vector<std::string> torchTags;         // at::Tag's enumerators in the libtorch (api/LibraryPt2.h)
+  // On PyTorch's stable ABI of this release (dest/library/StableLibrary.h): its own headers and
+  // registration files, no Operators.h, Operators.cpp or AutogenKernels.cpp.
+  std::optional<api::StableAbi> stableAbi;
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and
