@@ -134,6 +134,24 @@ TEST(StableAbi, DeclaresKernelsOnStableTypesAndRegistersThemBoxed) {
   EXPECT_TRUE(has(functions, "torch_call_dispatcher(\"demo::scale\", \"out\"")) << functions;
 }
 
+// PyTorch's torch_call_dispatcher converts returns of different types wrongly: no C++ API function,
+// and a warning at the entry.
+TEST(StableAbi, OperatorsWhoseReturnsDifferInTypeHaveNoCppApiFunction) {
+  TempDir dir;
+  ProcessResult r = library(dir, std::string(kOps) + "\n- func: demo::count(Tensor x) -> (Tensor, int)\n  dispatch:\n"
+                                                     "    CPU: count_cpu\n    Meta: count_meta\n",
+                            {"--stable-abi", "2.10"});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_TRUE(has(r.err, "ops.yaml:17:3: warning: in 'count': the stable C++ API has no function for it: its returns "
+                         "differ in type"))
+      << r.err;
+  const std::string functions = readFile(dir.path() / "out/include/demo/Functions.h");
+  EXPECT_FALSE(has(functions, " count(")) << functions;
+  EXPECT_TRUE(has(functions, " parts(")) << functions;  // (two Tensors: one type)
+  EXPECT_TRUE(has(readFile(dir.path() / "out/include/demo/NativeFunctions.h"),
+                  "std::tuple<torch::stable::Tensor, int64_t> count_cpu(const torch::stable::Tensor& x);"));
+}
+
 TEST(StableAbi, From2_12TheSchemasHaveTheirTags) {
   TempDir dir;
   ProcessResult r = library(dir, std::string(kOps) + "\n- func: demo::tagged(Tensor x) -> Tensor\n  tags: pt2_compliant_tag\n",

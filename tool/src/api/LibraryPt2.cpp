@@ -81,11 +81,12 @@ bool libraryNeedsInplaceOrView(const model::NativeFunction& f) {
   return aliases;
 }
 
-void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags) {
+void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi) {
   for (const model::NativeFunction* f : ops.functions()) {
     if (f->generated() || f->hasCompositeKernel() || f->partOfStructuredGroup()) continue;
     // torchgen gives an in-place operator a Meta kernel of its own (it returns self)
-    if (f->func.kind() == model::SchemaKind::Inplace && f->func.returns.size() == 1) continue;
+    // (not on the stable ABI, whose library has only the kernels of `dispatch:`)
+    if (!stableAbi && f->func.kind() == model::SchemaKind::Inplace && f->func.returns.size() == 1) continue;
     std::vector<std::string> devices;
     bool meta = false;
     for (const model::BackendIndex& index : ops.backendIndices()) {
@@ -100,8 +101,12 @@ void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& d
                                          "it has a " + support::join(devices, "/") +
                                              " kernel and no Meta kernel: torch.compile and torch.export cannot run "
                                              "it on fake tensors (\"Operator does not support running with fake "
-                                             "tensors\"); give it `Meta: KERNEL` in `dispatch:` (computing the "
-                                             "outputs' shapes from sym_sizes()), or make it structured"));
+                                             "tensors\"); give it `Meta: KERNEL` in `dispatch:` " +
+                                             (stableAbi ? std::string("(making the outputs without reading sizes, "
+                                                                      "which may be symbolic: the stable ABI cannot "
+                                                                      "read those)")
+                                                        : std::string("(computing the outputs' shapes from "
+                                                                      "sym_sizes()), or make it structured"))));
   }
 }
 

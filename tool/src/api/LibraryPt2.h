@@ -59,6 +59,7 @@ bool libraryNeedsInplaceOrView(const model::NativeFunction& f);
 // not structured, not composite, not in-place, whose Meta kernel torchgen's rules write): one warning
 // each at its YAML entry, as torch.compile and
 // torch.export would fail on them ("Operator does not support running with fake tensors").
-void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags);
+// `stableAbi`: the library is on the stable ABI (api/LibraryStable.h), which has no generated kernels.
+void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi = false);
 
 }  // namespace opgen::api

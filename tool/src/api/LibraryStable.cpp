@@ -171,6 +171,21 @@ support::Expected<StableSignature> stableSignature(const model::FunctionSchema& 
   return sig;
 }
 
+std::optional<std::string> stableCallProblem(const model::FunctionSchema& func) {
+  for (const model::Return& r : func.returns)
+    if (!(r.type == func.returns.front().type))
+      return "the stable C++ API has no function for it: its returns differ in type, and PyTorch's "
+             "torch_call_dispatcher converts each return with the type of another (the return at the mirrored "
+             "position), which fails at the call; call it through Python, or make its returns one type";
+  return std::nullopt;
+}
+
+void warnStableCallGaps(const std::vector<const model::NativeFunction*>& functions, support::Diagnostics& diags) {
+  for (const model::NativeFunction* f : functions)
+    if (std::optional<std::string> why = stableCallProblem(f->func))
+      diags.warning(f->loc.sourceLoc(), support::aboutOperator(f->func.name.str(), *why));
+}
+
 std::string stableFunctionName(const model::FunctionSchema& func) {
   return cpp::name(func, /*faithfulNameForOutOverloads=*/true);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/NativeFunction.h"
+#include "support/Diagnostics.h"
 #include "support/Expected.h"
 
 namespace opgen::api {
@@ -60,6 +61,14 @@ struct StableSignature {
 };
 // Errors name the first type the stable ABI cannot pass (stableTypeProblem).
 support::Expected<StableSignature> stableSignature(const model::FunctionSchema& func, StableAbi abi);
+
+// Why the stable C++ API has no function for an operator, or nullopt when it has one. PyTorch's
+// torch_call_dispatcher (2.10 to 2.14 at least) converts each return with the type of the return
+// at the mirrored position, so that returns of different types (`-> (Tensor, int)`) fail at the
+// call; the operator itself works (from Python, and through the dispatcher from other libraries).
+std::optional<std::string> stableCallProblem(const model::FunctionSchema& func);
+// One warning at each operator entry whose C++ API function is left out (stableCallProblem).
+void warnStableCallGaps(const std::vector<const model::NativeFunction*>& functions, support::Diagnostics& diags);
 
 // The name of an operator's function in the stable C++ API (NS::NAME): torchgen's C++ name, with the
 // faithful one (NAME_outf, arguments in schema order) for out= overloads.

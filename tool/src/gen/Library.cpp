@@ -47,8 +47,10 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
       .libtorch = rules.libtorch, .torchTags = options.libtorch.tags(), .defaultTags = options.defaultTags};
   if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
   // (without fake tensors, as in PyTorch 1, nothing to warn about)
-  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors && !options.stableAbi)
-    api::warnWithoutFakeKernels(ops, diags);
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
+    api::warnWithoutFakeKernels(ops, diags, options.stableAbi.has_value());
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && options.stableAbi)
+    api::warnStableCallGaps(ops.functions(), diags);
   if (ns.empty()) {
     if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
     return std::nullopt;

@@ -75,6 +75,7 @@ std::optional<api::StableSignature> signatureOf(const EmitContext& ctx, const mo
 std::vector<std::string> functionDefinitions(const EmitContext& ctx, const std::string& ns, api::StableAbi abi) {
   std::vector<std::string> out;
   for (const model::NativeFunction* f : ctx.ops.functions()) {
+    if (api::stableCallProblem(f->func)) continue;  // (warned at its entry: gen/Library.cpp)
     const std::optional<api::StableSignature> sig = signatureOf(ctx, *f, abi);
     if (!sig) continue;
     std::vector<std::string> values;
