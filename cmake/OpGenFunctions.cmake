@@ -3,7 +3,7 @@
 #   add_operator_library(NAME YAML ops.yaml [NAMESPACE ns] [TAGS tags.yaml] [DEFAULT_TAGS tag...]
 #                        [DERIVATIVES derivatives.yaml]
 #                        [SOURCES ...] [BACKENDS key...] [SHARDS n] [OUTPUT_DIR dir] [TORCH_VERSION x.y]
-#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [SHARED|STATIC|OBJECT|MODULE])
+#                        [PYTHON_MODULE] [PER_OPERATOR_HEADERS] [STABLE_ABI x.y] [SHARED|STATIC|OBJECT|MODULE])
 #   add_dispatch_backend(NAME KEY [SOURCES ...])
 #   add_dispatch_backend(NAME YAML backend.yaml ...)   a device backend's library (OpGenBackend.cmake)
 #   install_operator_library(NAME [EXPORT_NAMESPACE ns::] [CMAKE_DESTINATION dir] [PYTHON_DESTINATION dir])
@@ -14,10 +14,13 @@
 # generation runs at build time; what the build needs to know (the files, the namespace, the link
 # anchor) comes from `opgen library --describe` at configure time. PYTHON_MODULE also generates the
 # Python package NS (OUTPUT_DIR/python, the target property OPGEN_PYTHON_DIR): typed functions that
-# call torch.ops.NS, loading the library on import. DERIVATIVES gives operators autograd: the
-# backward (and forward-mode) formulas in torchgen's derivatives.yaml format. The library's kernels
-# are checked before it is linked, and a SHARED one links with --no-undefined (see
-# _opgen_protect_link; the target properties OPGEN_CHECK_KERNELS and OPGEN_NO_UNDEFINED turn them off).
+# call torch.ops.NS, loading the library on import. STABLE_ABI x.y generates the library for PyTorch's
+# stable ABI of release x.y (2.10 on): one binary for every PyTorch from x.y on; the library and its
+# users compile with TORCH_TARGET_VERSION for x.y (`opgen library --help`, docs/stable-abi.md).
+# DERIVATIVES gives operators autograd: the backward (and forward-mode) formulas in torchgen's
+# derivatives.yaml format. The library's kernels are checked before it is linked, and a SHARED one
+# links with --no-undefined (see _opgen_protect_link; the target properties OPGEN_CHECK_KERNELS and
+# OPGEN_NO_UNDEFINED turn them off).
 # Expects OpGen::opgen (an executable target) and OPGEN_TEMPLATE_DIR.
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects (see the file).
@@ -129,6 +132,10 @@ function(_opgen_torch_facts out out_tags)
                c10/macros/*.h c10/util/*.h torch/headeronly/macros/*.h)
   # torch::Library::set_python_module (not in 1.13).
   _opgen_probe(set-python-module "set_python_module" torch/library.h)
+  # The stable ABI of operator libraries (2.10 on): its registration and dispatcher shims.
+  _opgen_probe(stable-abi "AOTITorchError torch_library_impl[(]" torch/csrc/stable/c/shim.h)
+  # Its Tag conversion has the tags inplace and out.
+  _opgen_probe(stable-inplace-out-tags "case Tag::inplace:" torch/csrc/stable/stableivalue_conversions.h)
   list(JOIN facts "," facts)
   # at::Tag's enumerators, one per line of the enum in ATen/core/enum_tag.h (up to 2.13) or in
   # torch/headeronly/core/enum_tag.h, which the former includes since (`--torch-tags`).
@@ -223,9 +230,9 @@ endfunction()
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS"
-                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION" "SOURCES;BACKENDS;DEFAULT_TAGS")
+                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION;STABLE_ABI" "SOURCES;BACKENDS;DEFAULT_TAGS")
   _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
-OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
+OUTPUT_DIR, TORCH_VERSION, STABLE_ABI, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -243,7 +250,7 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PER_OPERATOR_HEADERS, SHARED/STATIC/OB
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_STABLE_ABI "${arg_STABLE_ABI}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON)
   if(arg_PYTHON_MODULE)
     set_target_properties(${name} PROPERTIES OPGEN_PYTHON_DIR "${outdir}/python")
   endif()
@@ -294,7 +301,7 @@ endfunction()
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
   foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
-            PER_OPERATOR_HEADERS DEFAULT_TAGS)
+            PER_OPERATOR_HEADERS DEFAULT_TAGS STABLE_ABI)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -317,6 +324,9 @@ function(_opgen_finalize name)
   endif()
   if(PER_OPERATOR_HEADERS)
     list(APPEND args --per-operator-headers)
+  endif()
+  if(STABLE_ABI)
+    list(APPEND args --stable-abi "${STABLE_ABI}")
   endif()
   if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
     # The namespace, or the list of per-operator headers, comes from the yaml: configure again when
@@ -343,6 +353,15 @@ function(_opgen_finalize name)
   string(JSON anchor GET "${description}" link_anchor)
   _opgen_claim_output_dir("${who}" ${name} "${OUTPUT_DIR}" "${ns}")
   set_target_properties(${name} PROPERTIES OPGEN_LIBRARY_NAMESPACE "${ns}")  # (what opgen_add_opcheck_test passes)
+  # What the library and the code that includes its headers compile with (STABLE_ABI: TORCH_TARGET_VERSION).
+  string(JSON count ERROR_VARIABLE no_definitions LENGTH "${description}" compile_definitions)
+  if(NOT no_definitions AND count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON definition GET "${description}" compile_definitions ${i})
+      target_compile_definitions(${name} PUBLIC "${definition}")
+    endforeach()
+  endif()
   set(outputs "")
   set(sources "")
   foreach(kind headers sources python)

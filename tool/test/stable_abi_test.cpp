@@ -33,6 +33,8 @@ constexpr const char* kTags = R"(- tag: pt2_compliant_tag
   desc: compliant
 - tag: nondeterministic_seeded
   desc: seeded
+- tag: out
+  desc: an out= overload
 )";
 
 ProcessResult library(const TempDir& dir, const std::string& yaml, std::vector<std::string> extra = {}) {
@@ -159,7 +161,21 @@ TEST(StableAbi, From2_12TheSchemasHaveTheirTags) {
   ASSERT_TRUE(r.ok()) << r.describe();
   const std::string schema = readFile(dir.path() / "out/src/RegisterSchema.cpp");
   EXPECT_TRUE(has(schema, "m.def(\"tagged(Tensor x) -> Tensor\", {at::Tag::pt2_compliant_tag});")) << schema;
-  EXPECT_TRUE(has(schema, "-> Tensor(a!)\", {at::Tag::out});")) << schema;
+  // The stable ABI of 2.14.1's headers cannot pass `inplace` and `out`: not given to the out= overload,
+  // an error in `tags:`; given where the stable ABI has them.
+  EXPECT_TRUE(has(schema, "m.def(\"scale.out(Tensor self, float factor=2.0, *, int? limit=None, Tensor(a!) out) -> "
+                          "Tensor(a!)\");"))
+      << schema;
+  std::string tagged(kOps);
+  tagged.replace(tagged.find("    CPU: scale_out\n"), 19, "    CPU: scale_out\n  tags: out\n");
+  ProcessResult refused = library(dir, tagged, {"--stable-abi", "2.12"});
+  EXPECT_EQ(refused.exitCode, 1);
+  EXPECT_TRUE(has(refused.err, "ops.yaml:16:9: error: in 'scale.out': with STABLE_ABI 2.12, tag 'out' cannot be registered: "
+                               "the stable ABI's Tag conversion has no 'out'"))
+      << refused.err;
+  ProcessResult given = library(dir, kOps, {"--stable-abi", "2.12", "--torch-facts", "stable-inplace-out-tags=1"});
+  ASSERT_TRUE(given.ok()) << given.describe();
+  EXPECT_TRUE(has(readFile(dir.path() / "out/src/RegisterSchema.cpp"), "-> Tensor(a!)\", {at::Tag::out});"));
 }
 
 TEST(StableAbi, WhatItCannotPassIsAnErrorAtTheArgumentNamingTypeAndRelease) {

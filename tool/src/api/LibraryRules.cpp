@@ -456,7 +456,7 @@ void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
 // What a stable-ABI library cannot have, each at its entry: structured kernels (their meta and impl
 // steps are ATen's classes), autogen: (the generated kernels call ATen), and tags before 2.12 (the
 // stable registration takes them from 2.12 on: torch_library_def_with_tags).
-void checkStableAbi(const model::Operators& ops, StableAbi abi, support::Diagnostics& diags) {
+void checkStableAbi(const model::Operators& ops, StableAbi abi, const LibtorchFacts& libtorch, support::Diagnostics& diags) {
   const std::string with = "with STABLE_ABI " + abi.str() + ", ";
   for (const model::NativeFunction* f : ops.functions()) {
     if (f->generated()) continue;  // (reported at its origin's autogen:)
@@ -470,11 +470,17 @@ void checkStableAbi(const model::Operators& ops, StableAbi abi, support::Diagnos
       diags.errorAbout(model::autogenSourceLoc(*f), name,
                        with + "autogen: is not available: the generated kernels call ATen's C++ API, outside the "
                               "stable ABI; declare the variants and their kernels yourself");
-    if (!abi.atLeast(2, 12))
-      for (const auto& [tag, loc] : f->tagLocs)
+    for (const auto& [tag, loc] : f->tagLocs) {
+      if (!abi.atLeast(2, 12))
         diags.errorAbout(loc.sourceLoc(), name,
                          with + "tag '" + tag + "' cannot be registered: the stable ABI registers schemas with tags "
                                 "from PyTorch 2.12 on (torch_library_def_with_tags); target 2.12 or drop the tag");
+      else if (!libtorch.stableInplaceOutTags && (tag == "inplace" || tag == "out"))
+        diags.errorAbout(loc.sourceLoc(), name,
+                         with + "tag '" + tag + "' cannot be registered: the stable ABI's Tag conversion has no '" +
+                             tag + "' (torch/csrc/stable/stableivalue_conversions.h), and registering it aborts "
+                                   "when the library loads");
+    }
   }
 }
 
@@ -540,7 +546,7 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
   checkKernels(ops, libraryNs, diags);
   checkStructuredDelegates(ops, diags);
   checkAutogen(ops, diags);
-  if (options.stableAbi) checkStableAbi(ops, *options.stableAbi, diags);
+  if (options.stableAbi) checkStableAbi(ops, *options.stableAbi, options.libtorch, diags);
   return diags.errorCount() == errorsBefore ? libraryNs : std::string();
 }
 

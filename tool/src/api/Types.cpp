@@ -107,6 +107,7 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.setPythonModule = since(2, 0);
   f.fakeTensors = since(2, 0);
   f.stableAbi = since(2, 10);
+  f.stableInplaceOutTags = false;  // (no release seen with them: 2.14.1's headers have not)
   return f;
 }
 
@@ -142,6 +143,7 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"set-python-module", &LibtorchFacts::setPythonModule},
       {"fake-tensors", &LibtorchFacts::fakeTensors},
       {"stable-abi", &LibtorchFacts::stableAbi},
+      {"stable-inplace-out-tags", &LibtorchFacts::stableInplaceOutTags},
   };
   return kNames;
 }

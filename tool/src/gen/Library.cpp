@@ -89,7 +89,7 @@ Options:
                            std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
                            reverse-view-funcs, named-tensors, diagnostic-macros,
                            meta-autograd-fallthrough, device-index-and-symbool, symbool-schema-type,
-                           set-python-module, fake-tensors, stable-abi
+                           set-python-module, fake-tensors, stable-abi, stable-inplace-out-tags
   --torch-tags LIST        at::Tag's enumerators in that libtorch, comma-separated, over the
                            version's (add_operator_library reads them from its enum_tag.h)
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in

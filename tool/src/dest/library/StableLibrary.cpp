@@ -104,7 +104,11 @@ std::vector<std::string> schemaDefinitions(const EmitContext& ctx, const Library
   for (const model::NativeFunction* f : ctx.ops.functions()) {
     const std::string schema = support::cppString(f->func.str());
     // (before 2.12 the stable registration takes no tags: the rules refused those of the YAML)
-    const std::vector<std::string> tags = abi.atLeast(2, 12) ? api::libraryTags(*f, pt2) : std::vector<std::string>{};
+    std::vector<std::string> tags = abi.atLeast(2, 12) ? api::libraryTags(*f, pt2) : std::vector<std::string>{};
+    // The inplace and out tags opgen gives, where the stable ABI passes them (the rules refused them
+    // in `tags:` where it does not).
+    if (!ctx.libtorch().stableInplaceOutTags)
+      std::erase_if(tags, [](const std::string& t) { return t == "inplace" || t == "out"; });
     if (tags.empty()) {
       schemas.push_back(support::fillSnippet(kSchemaDefinition, {{"schema", schema}}));
     } else {
