@@ -52,7 +52,7 @@ inline $decl$ {
 constexpr std::string_view kFrom = "torch::stable::detail::from($name$)";
 constexpr std::string_view kTo = "torch::stable::detail::to<$type$>(stack[$index$])";
 
-// The kernel's qualified name and its metadata at `index`, if f has one there.
+// f's kernel at `index`, if it has one there.
 const model::BackendMetadata* kernelOf(const model::NativeFunction& f, const model::BackendIndex& index) {
   const model::BackendMetadata* m = index.find(f.func.name);
   return m == nullptr || m->kernel.empty() ? nullptr : m;
@@ -146,7 +146,7 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, api::Sta
       if (!hasIndex || support::shardOf(f->rootName(), spec.shards) != file.shard) continue;
       const model::BackendMetadata* m = kernelOf(*f, index);
       if (m == nullptr) continue;
-      std::string boxed = qualifiedKernel(*m);
+      std::string boxed = "::" + qualifiedKernel(*m);
       if (deviceKey && f->deviceGuard) {
         const std::optional<api::StableSignature> sig = signatureOf(ctx, *f, abi);
         if (!sig) continue;
@@ -157,12 +157,11 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, api::Sta
               {{"decl", sig->declaration(wrapper)},
                {"tensor", tensor->name},
                {"return", sig->returnType == "void" ? "" : "return "},
-               {"kernel", "::" + boxed},
+               {"kernel", boxed},
                {"args", support::joinMapped(sig->parameters, ", ", [](const api::StableParameter& p) { return p.name; })}}));
           boxed = "opgen_" + unit + "::" + wrapper;
         }
       }
-      if (!support::startsWith(boxed, "opgen_")) boxed = "::" + boxed;
       registrations.push_back(support::fillSnippet(kImpl, {{"name", f->func.name.str()}, {"kernel", boxed}}));
     }
     const std::string keyName(model::dispatchKeyName(key));
