@@ -21,6 +21,7 @@ names the function, the library and the argument. Expects the executable target 
                          [SOURCES <source>...] [BACKENDS <key>...] [SHARDS <n>]
                          [OUTPUT_DIR <dir>] [TORCH_VERSION <x.y>]
                          [PYTHON_MODULE [PYTHON_FAKES <fake.py>]] [PER_OPERATOR_HEADERS] [AOTI_SHIMS]
+                         [STABLE_ABI <x.y>]
                          [SHARED|STATIC|OBJECT|MODULE])
 
   Makes the library target ``<name>`` (``SHARED`` by default) from the operators declared in
@@ -66,6 +67,13 @@ names the function, the library and the argument. Expects the executable target 
     Also generate AOTInductor C shims of the operators (``include/NS/aoti_shims.h``,
     ``src/AotiShims.cpp`` and, with ``PYTHON_MODULE``, ``python/NS/aoti.py``), PyTorch 2.8 on
     (see :doc:`../aoti`).
+  ``STABLE_ABI``
+    Generate the library for PyTorch's stable ABI of release ``<x.y>`` (2.10 or later) instead: one
+    binary for every PyTorch from ``<x.y>`` on, kernels on ``torch::stable::Tensor`` and the
+    header-only types, ``include/NS/{Functions,NativeFunctions}.h`` and
+    ``src/{RegisterSchema,Register<Key>}.cpp``, compiled with ``TORCH_TARGET_VERSION`` for ``<x.y>``
+    (a ``PUBLIC`` definition); what the stable ABI cannot pass is an error at its YAML line (see
+    :doc:`../stable-abi`).
   ``SHARED|STATIC|OBJECT|MODULE``
     The kind of library (default ``SHARED``); ``MODULE`` is for loading only
     (``torch.ops.load_library``).
@@ -228,6 +236,10 @@ function(_opgen_torch_facts out out_tags)
                c10/macros/*.h c10/util/*.h torch/headeronly/macros/*.h)
   # torch::Library::set_python_module (not in 1.13).
   _opgen_probe(set-python-module "set_python_module" torch/library.h)
+  # The stable ABI of operator libraries (2.10 on): its registration and dispatcher shims.
+  _opgen_probe(stable-abi "AOTITorchError torch_library_impl[(]" torch/csrc/stable/c/shim.h)
+  # Its Tag conversion has the tags inplace and out.
+  _opgen_probe(stable-inplace-out-tags "case Tag::inplace:" torch/csrc/stable/stableivalue_conversions.h)
   list(JOIN facts "," facts)
   # at::Tag's enumerators, one per line of the enum in ATen/core/enum_tag.h (up to 2.13) or in
   # torch/headeronly/core/enum_tag.h, which the former includes since (`--torch-tags`).
@@ -322,9 +334,9 @@ endfunction()
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS;AOTI_SHIMS"
-                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION;PYTHON_FAKES" "SOURCES;BACKENDS;DEFAULT_TAGS")
+                        "YAML;TAGS;DERIVATIVES;NAMESPACE;SHARDS;OUTPUT_DIR;TORCH_VERSION;PYTHON_FAKES;STABLE_ABI" "SOURCES;BACKENDS;DEFAULT_TAGS")
   _opgen_check_arguments("${who}" "YAML, NAMESPACE, TAGS, DEFAULT_TAGS, DERIVATIVES, SOURCES, BACKENDS, SHARDS, \
-OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
+OUTPUT_DIR, TORCH_VERSION, STABLE_ABI, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR_HEADERS, AOTI_SHIMS, SHARED/STATIC/OBJECT/MODULE")
   if(TARGET ${name})
     message(FATAL_ERROR "${who}: a target named '${name}' already exists")
   endif()
@@ -345,7 +357,7 @@ OUTPUT_DIR, TORCH_VERSION, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR_HEADERS, AO
     OPGEN_YAML "${yaml}" OPGEN_TAGS "${tags}" OPGEN_DERIVATIVES "${derivatives}" OPGEN_NAMESPACE "${arg_NAMESPACE}" OPGEN_SHARDS "${arg_SHARDS}"
     OPGEN_OUTPUT_DIR "${outdir}" OPGEN_TORCH_VERSION "${arg_TORCH_VERSION}" OPGEN_TORCH_FACTS "${torch_facts}" OPGEN_TORCH_TAGS "${torch_tags}" OPGEN_BACKENDS ""
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
-    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_PYTHON_FAKES "${python_fakes}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
+    OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_PYTHON_FAKES "${python_fakes}" OPGEN_STABLE_ABI "${arg_STABLE_ABI}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
     OPGEN_AOTI_SHIMS "${arg_AOTI_SHIMS}")
   if(arg_AOTI_SHIMS)
     _opgen_check_aoti_shims("${who}")
@@ -400,7 +412,7 @@ endfunction()
 function(_opgen_finalize name)
   set(who "add_operator_library(${name})")
   foreach(p YAML TAGS DERIVATIVES NAMESPACE SHARDS OUTPUT_DIR TORCH_VERSION TORCH_FACTS TORCH_TAGS BACKENDS PYTHON_MODULE
-            PYTHON_FAKES PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS)
+            PYTHON_FAKES PER_OPERATOR_HEADERS DEFAULT_TAGS AOTI_SHIMS STABLE_ABI)
     get_target_property(${p} ${name} OPGEN_${p})
   endforeach()
   set_target_properties(${name} PROPERTIES OPGEN_FINALIZED TRUE)
@@ -426,6 +438,9 @@ function(_opgen_finalize name)
   endif()
   if(AOTI_SHIMS)
     list(APPEND args --aoti-shims)
+  endif()
+  if(STABLE_ABI)
+    list(APPEND args --stable-abi "${STABLE_ABI}")
   endif()
   if(NOT NAMESPACE OR PER_OPERATOR_HEADERS)
     # The namespace, or the list of per-operator headers, comes from the yaml: configure again when
@@ -455,6 +470,15 @@ function(_opgen_finalize name)
   string(JSON anchor GET "${description}" link_anchor)
   _opgen_claim_output_dir("${who}" ${name} "${OUTPUT_DIR}" "${ns}")
   set_target_properties(${name} PROPERTIES OPGEN_LIBRARY_NAMESPACE "${ns}")  # (what opgen_add_opcheck_test passes)
+  # What the library and the code that includes its headers compile with (STABLE_ABI: TORCH_TARGET_VERSION).
+  string(JSON count ERROR_VARIABLE no_definitions LENGTH "${description}" compile_definitions)
+  if(NOT no_definitions AND count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON definition GET "${description}" compile_definitions ${i})
+      target_compile_definitions(${name} PUBLIC "${definition}")
+    endforeach()
+  endif()
   set(outputs "")
   set(sources "")
   foreach(kind headers sources python)

@@ -28,6 +28,10 @@
 #                                                       generated C shims, run from Python and from C++ without
 #                                                       Python; where PyTorch's AOTInductor takes custom operator
 #                                                       shims (else exit 77, skipped, with the reason)
+#   run_test.sh stable_abi GENERATOR PREFIX WORK        test_projects/stable_abi (STABLE_ABI 2.10): build, its
+#                                                       C++, Python and opcheck tests, its undefined dynamic
+#                                                       symbols (the stable ABI's C functions only), its errors
+#                                                       (exit 77, skipped, where libtorch has no stable ABI)
 #   run_test.sh cuda       GENERATOR PREFIX WORK cpu|gpu  test_projects/cuda: cpu builds and tests its CPU half
 #                                                       (CUDAOPS_CUDA=OFF); gpu the whole library, CUDA kernels
 #                                                       included, where nvcc, an NVIDIA GPU and PyTorch with
@@ -54,10 +58,16 @@ case $mode in
   cuda) project=cuda ;;
   wheel) project=wheel; [[ ${5:-} == backend ]] && project=wheel_backend ;;
   aoti) project=aoti ;;
+  stable_abi) project=stable_abi ;;
 esac
 if [[ $mode == aoti ]]; then
   /usr/bin/python3 -c 'import sys, torch._inductor.config as c; sys.exit(0 if hasattr(c.aot_inductor, "custom_ops_to_c_shims") else 1)' 2>/dev/null ||
     { echo "skipped: PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null) has no AOTInductor custom operator C shims (torch._inductor.config.aot_inductor.custom_ops_to_c_shims, 2.8 on)"; exit 77; }
+fi
+if [[ $mode == stable_abi ]]; then
+  shim=/usr/include/torch/csrc/stable/c/shim.h
+  grep -qs "AOTITorchError torch_library_impl(" "$shim" ||
+    { echo "skipped: PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null) has no stable ABI for operator libraries (no torch_library_impl in $shim; 2.10 on)"; exit 77; }
 fi
 if [[ $mode == cuda && ${5:-} == gpu ]]; then
   # What the CUDA half needs, each missing one a reason to skip (before anything is built).
@@ -888,5 +898,56 @@ PY
     echo "ok: nothing of $package is left"
     echo "wheel $5: all good"
     ;;
-  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+  stable_abi)
+    configure >/dev/null
+    build_log >/dev/null
+    grep -q -- "-DTORCH_TARGET_VERSION=0x020a000000000000" "$build/compile_commands.json" 2>/dev/null ||
+      grep -rqs -- "TORCH_TARGET_VERSION=0x020a000000000000" "$build/build.ninja" ||
+      fail "the library does not compile with TORCH_TARGET_VERSION for 2.10"
+    ctest --test-dir "$build" --output-on-failure
+    # One binary for every PyTorch from 2.10 on: the library needs nothing of libtorch's C++ API, only
+    # the stable ABI's C functions (aoti_torch_*, torch_*) and the C and C++ runtimes.
+    for lib in libstableops.so libstabletags.so; do
+      nm -D --undefined-only "$build/$lib" >"$work/undefined.txt" || fail "nm cannot read $build/$lib"
+      c++filt <"$work/undefined.txt" | grep -E " (c10|at|torch|caffe2)::" && fail "$lib needs libtorch's C++ API (above)"
+      # Unversioned C symbols come from libtorch: the stable ABI's; versioned ones from glibc and libstdc++.
+      others=$(awk '{print $NF}' "$work/undefined.txt" | grep -v "@" | grep -vE "^(aoti_torch_|torch_)" |
+               grep -vE "^(__gmon_start__|_ITM_deregisterTMCloneTable|_ITM_registerTMCloneTable)$" || true)
+      [[ -z $others ]] || fail "$lib needs other symbols than the stable ABI's and the runtimes': $others"
+      needed=(torch_library_impl)
+      [[ $lib == libstableops.so ]] && needed+=(aoti_torch_library_def torch_call_dispatcher)  # (its C++ API: double_it)
+      [[ $lib == libstabletags.so ]] && needed+=(torch_library_def_with_tags)  # (2.12: the schemas' tags)
+      for symbol in "${needed[@]}"; do
+        grep -qE " $symbol\$" "$work/undefined.txt" || fail "$symbol is not among $lib's undefined symbols"
+      done
+      echo "ok: $lib needs $(grep -cE ' (aoti_torch_|torch_)' "$work/undefined.txt") stable-ABI C functions and nothing of libtorch's C++ API"
+    done
+    # Refused at its YAML line, naming the type and the release: what the stable ABI cannot pass, and
+    # what needs the unstable C++ API.
+    bad=$work/bad.yaml
+    printf '%s\n' "- func: bad::f(Tensor x, Scalar s) -> Tensor" "  dispatch:" "    CPU: f" \
+      "- func: bad::g(Tensor x, SymInt n) -> Tensor" "- func: bad::h(Tensor x) -> Tensor" "  tags: pt2_compliant_tag" >"$bad"
+    printf '%s\n' "- tag: pt2_compliant_tag" "  desc: the tag h names" >"$work/tags.yaml"
+    if "$where/bin/opgen" library "$bad" -o "$work/bad" --stable-abi 2.10 2>"$work/bad.log"; then fail "opgen took $bad"; fi
+    for expected in "bad.yaml:1:26: error: in 'f': argument 's': type Scalar cannot pass the stable ABI of PyTorch 2.10" \
+                    "bad.yaml:4:26: error: in 'g': argument 'n': type SymInt cannot pass the stable ABI of PyTorch 2.10" \
+                    "bad.yaml:6:9: error: in 'h': with STABLE_ABI 2.10, tag 'pt2_compliant_tag' cannot be registered"; do
+      grep -qF -- "$expected" "$work/bad.log" || { cat "$work/bad.log"; fail "no error: $expected"; }
+    done
+    "$where/bin/opgen" library "$here/stable_abi/ops.yaml" -o "$work/x" --stable-abi 2.10 --derivatives "$bad" 2>"$work/bad.log" &&
+      fail "opgen took --derivatives with --stable-abi"
+    grep -qF -- "--stable-abi 2.10: --derivatives (DERIVATIVES) is not available" "$work/bad.log" || { cat "$work/bad.log"; fail "no derivatives error"; }
+    "$where/bin/opgen" library "$here/stable_abi/ops.yaml" -o "$work/x" --stable-abi 2.9 2>"$work/bad.log" &&
+      fail "opgen took --stable-abi 2.9"
+    grep -qF "starts with PyTorch 2.10" "$work/bad.log" || { cat "$work/bad.log"; fail "no error for 2.9"; }
+    echo "ok: what the stable ABI cannot do is refused at its line"
+    quiet_rebuilds
+    echo "== a missing kernel fails the build at its YAML line, with its stable declaration"
+    sed -i 's/^Tensor scale_cpu_(/Tensor scale_cpu_renamed(/' "$work/src/kernels.cpp"
+    if build_log >/dev/null; then fail "the library built without the kernel scale_cpu_"; fi
+    grep -F "error: in 'scale_': kernel 'scale_cpu_' (CPU) is declared but not defined; expected: torch::stable::Tensor stableops::native::scale_cpu_(const torch::stable::Tensor& self, double alpha)" "$work/last.log" ||
+      fail "no error for the missing kernel scale_cpu_ ($work/last.log)"
+    echo "stable_abi: all good"
+    ;;
+  *) sed -n '2,45p' "$0" >&2; exit 2 ;;
 esac

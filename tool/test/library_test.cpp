@@ -39,6 +39,7 @@ TEST(Library, DescribesItselfWithoutReadingTheYamlWhenTheNamespaceIsGiven) {
   EXPECT_EQ(run.result.out, R"({
  "namespace": "demo",
  "link_anchor": "opgen_link_demo",
+ "compile_definitions": [],
  "headers": [
   "include/demo/Functions.h",
   "include/demo/NativeFunctions.h",

@@ -81,11 +81,13 @@ bool libraryNeedsInplaceOrView(const model::NativeFunction& f) {
   return aliases;
 }
 
-LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops) {
+LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops, bool stableAbi) {
   if (f.hasCompositeKernel()) return LibraryFakePath::Composite;
   if (f.partOfStructuredGroup()) return LibraryFakePath::Structured;
-  // torchgen gives an in-place operator a Meta kernel of its own (it returns self)
-  if (f.func.kind() == model::SchemaKind::Inplace && f.func.returns.size() == 1) return LibraryFakePath::InplaceMeta;
+  // torchgen gives an in-place operator a Meta kernel of its own (it returns self); not on the stable
+  // ABI, whose library has only the kernels of `dispatch:`
+  if (!stableAbi && f.func.kind() == model::SchemaKind::Inplace && f.func.returns.size() == 1)
+    return LibraryFakePath::InplaceMeta;
   bool device = false;
   for (const model::BackendIndex& index : ops.backendIndices()) {
     if (!index.has(f.func.name)) continue;
@@ -96,9 +98,9 @@ LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::O
   return device ? LibraryFakePath::Device : LibraryFakePath::Nothing;
 }
 
-void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags) {
+void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi) {
   for (const model::NativeFunction* f : ops.functions()) {
-    if (f->generated() || f->pythonFake || libraryFakePathOf(*f, ops) != LibraryFakePath::Device) continue;
+    if (f->generated() || f->pythonFake || libraryFakePathOf(*f, ops, stableAbi) != LibraryFakePath::Device) continue;
     std::vector<std::string> devices;
     for (const model::BackendIndex& index : ops.backendIndices())
       if (index.has(f->func.name) && !model::isGenericDispatchKey(index.dispatchKey()))
@@ -108,9 +110,13 @@ void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& d
                                          "it has a " + support::join(devices, "/") +
                                              " kernel and no Meta kernel: torch.compile and torch.export cannot run "
                                              "it on fake tensors (\"Operator does not support running with fake "
-                                             "tensors\"); give it `Meta: KERNEL` in `dispatch:` (computing the "
-                                             "outputs' shapes from sym_sizes()), or make it structured, or give it a "
-                                             "Python fake kernel (`fake: python`, with PYTHON_FAKES)"));
+                                             "tensors\"); give it `Meta: KERNEL` in `dispatch:` " +
+                                             (stableAbi ? std::string("(making the outputs without reading sizes, "
+                                                                      "which may be symbolic: the stable ABI cannot "
+                                                                      "read those)")
+                                                        : std::string("(computing the outputs' shapes from "
+                                                                      "sym_sizes()), or make it structured")) +
+                                             ", or give it a Python fake kernel (`fake: python`, with PYTHON_FAKES)"));
   }
 }
 

@@ -60,15 +60,17 @@ bool libraryNeedsInplaceOrView(const model::NativeFunction& f);
 
 // How an operator runs on fake tensors (the tensors torch.compile and torch.export trace with) without
 // a Python fake kernel: through a composite kernel, a structured operator's meta function, torchgen's
-// in-place Meta kernel, or its own Meta kernel; Device: it has a device kernel (CPU, CUDA, ...) and
-// none of these; Nothing: neither (no kernel at all).
+// in-place Meta kernel (not on the stable ABI, whose library has only the kernels of `dispatch:`), or
+// its own Meta kernel; Device: it has a device kernel (CPU, CUDA, ...) and none of these; Nothing:
+// neither (no kernel at all).
 enum class LibraryFakePath { Composite, Structured, InplaceMeta, Meta, Device, Nothing };
-LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops);
+LibraryFakePath libraryFakePathOf(const model::NativeFunction& f, const model::Operators& ops, bool stableAbi = false);
 
 // Operators with a device kernel and no way to run on fake tensors (LibraryFakePath::Device) that do
 // not say `fake: python`: one warning each at its YAML entry, as torch.compile and torch.export would
-// fail on them ("Operator does not support running with fake tensors").
-void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags);
+// fail on them ("Operator does not support running with fake tensors"). `stableAbi`: the library is
+// on the stable ABI (api/LibraryStable.h), which has no generated kernels.
+void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi = false);
 
 // `fake: python` (a Python fake kernel, registered by the library's Python fake kernels file): an
 // error at the `fake:` value where there is no such file, or where the operator already runs on fake

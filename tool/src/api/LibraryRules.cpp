@@ -236,6 +236,9 @@ class FunctionChecker {
       if (auto why = typeProblem(a.type, options_.libtorch)) {
         error(typeStart(at), "argument '" + a.name + "': " + *why);
         unsupported.insert(a.name);
+      } else if (auto stable = options_.stableAbi ? stableTypeProblem(a.type, *options_.stableAbi) : std::nullopt) {
+        error(typeStart(at), "argument '" + a.name + "': " + *stable + " (STABLE_ABI " + options_.stableAbi->str() + ")");
+        unsupported.insert(a.name);
       }
       if (a.defaultValue)
         if (auto why = defaultProblem(a.type, *a.defaultValue))
@@ -268,6 +271,8 @@ class FunctionChecker {
     std::set<std::string> returns;
     for (const model::Return& r : f_.func.returns) {
       if (auto why = typeProblem(r.type, options_.libtorch)) error(cursor == std::string::npos ? 0 : cursor + 5, "return: " + *why);
+      else if (auto stable = options_.stableAbi ? stableTypeProblem(r.type, *options_.stableAbi, /*isReturn=*/true) : std::nullopt)
+        error(cursor == std::string::npos ? 0 : cursor + 5, "return: " + *stable + " (STABLE_ABI " + options_.stableAbi->str() + ")");
       if (!r.name) continue;
       const size_t at = find(*r.name, cursor);
       cursor = at + r.name->size();
@@ -448,6 +453,37 @@ void checkAutogen(const model::Operators& ops, support::Diagnostics& diags) {
   }
 }
 
+// What a stable-ABI library cannot have, each at its entry: structured kernels (their meta and impl
+// steps are ATen's classes), autogen: (the generated kernels call ATen), and tags before 2.12 (the
+// stable registration takes them from 2.12 on: torch_library_def_with_tags).
+void checkStableAbi(const model::Operators& ops, StableAbi abi, const LibtorchFacts& libtorch, support::Diagnostics& diags) {
+  const std::string with = "with STABLE_ABI " + abi.str() + ", ";
+  for (const model::NativeFunction* f : ops.functions()) {
+    if (f->generated()) continue;  // (reported at its origin's autogen:)
+    const std::string name = f->func.name.str();
+    if (f->structured || f->structuredDelegate)
+      diags.errorAbout(f->loc.sourceLoc(), name,
+                       with + "structured kernels are not available: their meta and impl steps are ATen's C++ "
+                              "classes (at::meta, TensorIterator), outside the stable ABI; declare the kernels of "
+                              "each overload in `dispatch:`");
+    if (!f->autogen.empty())
+      diags.errorAbout(model::autogenSourceLoc(*f), name,
+                       with + "autogen: is not available: the generated kernels call ATen's C++ API, outside the "
+                              "stable ABI; declare the variants and their kernels yourself");
+    for (const auto& [tag, loc] : f->tagLocs) {
+      if (!abi.atLeast(2, 12))
+        diags.errorAbout(loc.sourceLoc(), name,
+                         with + "tag '" + tag + "' cannot be registered: the stable ABI registers schemas with tags "
+                                "from PyTorch 2.12 on (torch_library_def_with_tags); target 2.12 or drop the tag");
+      else if (!libtorch.stableInplaceOutTags && (tag == "inplace" || tag == "out"))
+        diags.errorAbout(loc.sourceLoc(), name,
+                         with + "tag '" + tag + "' cannot be registered: the stable ABI's Tag conversion has no '" +
+                             tag + "' (torch/csrc/stable/stableivalue_conversions.h), and registering it aborts "
+                                   "when the library loads");
+    }
+  }
+}
+
 }  // namespace
 
 bool isIdentifier(std::string_view s) {
@@ -487,8 +523,13 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
     else if (auto shadows = options.pythonModule ? pythonPackageProblem(libraryNs) : std::nullopt)
       diags.error(nsLoc, "namespace '" + libraryNs + "': " + *shadows);
   }
-  const std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblems =
-      signatureProblemsByFunction(ops, options.libtorch);
+  // (on the stable ABI, the unstable conventions' problems do not arise: its own are checked per type)
+  std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureProblems;
+  if (options.stableAbi) {
+    for (const model::NativeFunction* f : fs) signatureProblems[f];
+  } else {
+    signatureProblems = signatureProblemsByFunction(ops, options.libtorch);
+  }
   for (const model::NativeFunction* f : fs) {
     if (!f->explicitNamespace) {
       const std::string shown = libraryNs.empty() ? "NS" : libraryNs;
@@ -505,6 +546,7 @@ std::string checkLibrary(const model::Operators& ops, std::string_view ns, const
   checkKernels(ops, libraryNs, diags);
   checkStructuredDelegates(ops, diags);
   checkAutogen(ops, diags);
+  if (options.stableAbi) checkStableAbi(ops, *options.stableAbi, options.libtorch, diags);
   return diags.errorCount() == errorsBefore ? libraryNs : std::string();
 }
 

@@ -7,6 +7,9 @@
 
 #include <string_view>
 
+#include <optional>
+
+#include "api/LibraryStable.h"
 #include "api/Types.h"
 #include "model/Operators.h"
 #include "support/Diagnostics.h"
@@ -16,6 +19,10 @@ namespace opgen::api {
 struct LibraryRulesOptions {
   LibtorchFacts libtorch;
   bool pythonModule = false;  // names must also be Python identifiers (the typed package's stubs)
+  // The library is generated for PyTorch's stable ABI of this release (api/LibraryStable.h): every
+  // argument and return must pass it, and what needs the unstable C++ API (structured kernels,
+  // autogen:, tags before 2.12) is refused at its entry.
+  std::optional<StableAbi> stableAbi;
 };
 
 // The library's namespace `ns` (from NAMESPACE, or "" to take the first operator's) and every

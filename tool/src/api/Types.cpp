@@ -106,6 +106,8 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.symBoolSchemaType = since(2, 14);
   f.setPythonModule = since(2, 0);
   f.fakeTensors = since(2, 0);
+  f.stableAbi = since(2, 10);
+  f.stableInplaceOutTags = false;  // (no release seen with them: 2.14.1's headers have not)
   return f;
 }
 
@@ -140,6 +142,8 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"symbool-schema-type", &LibtorchFacts::symBoolSchemaType},
       {"set-python-module", &LibtorchFacts::setPythonModule},
       {"fake-tensors", &LibtorchFacts::fakeTensors},
+      {"stable-abi", &LibtorchFacts::stableAbi},
+      {"stable-inplace-out-tags", &LibtorchFacts::stableInplaceOutTags},
   };
   return kNames;
 }

@@ -64,6 +64,13 @@ struct LibtorchFacts {
   bool setPythonModule = true;
   // Not in any header: fake tensors, on which torch.compile and torch.export run operators (2.0 on).
   bool fakeTensors = true;
+  // The stable ABI of operator libraries (torch/csrc/stable/c/shim.h declares torch_library_impl and
+  // torch_call_dispatcher; 2.10 on): a library can be generated for it (api/LibraryStable.h).
+  bool stableAbi = true;
+  // The stable ABI passes the tags `inplace` and `out` (torch/csrc/stable/stableivalue_conversions.h
+  // has a case for them in its Tag conversion; 2.14.1's has not: registering them aborts at load),
+  // so that a stable-ABI library can register them.
+  bool stableInplaceOutTags = false;
 
   // The facts of a PyTorch release major.minor (the table in Types.cpp; 2.14's past it).
   static LibtorchFacts ofVersion(int major, int minor);

@@ -41,7 +41,8 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
     return std::nullopt;
   }
   const api::LibraryRulesOptions rules{.libtorch = options.libtorch.facts(),
-                                       .pythonModule = options.pythonModule};
+                                       .pythonModule = options.pythonModule,
+                                       .stableAbi = options.stableAbi};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
   const api::LibraryPt2Options pt2{.libtorch = rules.libtorch,
                                    .torchTags = options.libtorch.tags(),
@@ -51,7 +52,9 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   if (!options.checkKernels && !api::checkPythonFakes(ops, pt2, diags)) return std::nullopt;
   // (without fake tensors, as in PyTorch 1, nothing to warn about)
   if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
-    api::warnWithoutFakeKernels(ops, diags);
+    api::warnWithoutFakeKernels(ops, diags, options.stableAbi.has_value());
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && options.stableAbi)
+    api::warnStableCallGaps(ops.functions(), diags);
   if (ns.empty()) {
     if (!diags.hasErrors()) diags.error({options.yamlPath, 1, 1}, "the library has no namespace");
     return std::nullopt;
@@ -91,7 +94,7 @@ Options:
                            std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
                            reverse-view-funcs, named-tensors, diagnostic-macros,
                            meta-autograd-fallthrough, device-index-and-symbool, symbool-schema-type,
-                           set-python-module, fake-tensors
+                           set-python-module, fake-tensors, stable-abi, stable-inplace-out-tags
   --torch-tags LIST        at::Tag's enumerators in that libtorch, comma-separated, over the
                            version's (add_operator_library reads them from its enum_tag.h)
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in
@@ -124,11 +127,21 @@ Options:
                            the shared library that `import NS` loads (unless $OPGEN_<NS>_LIBRARY
                            names another), found relative to the package's folder (the package
                            holds FILE's path relative to OUTPUT_DIR/python/NS)
+  --stable-abi X.Y         generate the library for PyTorch's stable ABI of release X.Y (2.10 or later,
+                           at most the libtorch's own): one binary for every PyTorch from X.Y on.
+                           Kernels take the stable types (torch::stable::Tensor, std::optional,
+                           torch::headeronly::ScalarType, int64_t, double, bool, ...) in schema order
+                           and are registered boxed (STABLE_TORCH_LIBRARY, TORCH_BOX); the C++ API
+                           calls torch_call_dispatcher; every source compiles with
+                           TORCH_TARGET_VERSION for X.Y (--describe's "compile_definitions"). A type
+                           the stable ABI cannot pass (Scalar, SymInt, Generator, ...) is an error at
+                           its argument; structured kernels, autogen:, tags before 2.12,
+                           --derivatives and --per-operator-headers are refused.
   --templates DIR          the plugin's templates/library directory (default: beside the executable)
   --describe               print what a build needs to know, as JSON, and stop: the namespace, the
                            link anchor (the symbol whose reference keeps every registration in a
-                           link) and the files by kind ("headers", "sources", "python"), relative to
-                           OUTPUT_DIR (with --namespace and without --per-operator-headers, the YAML
+                           link), the compile definitions of the library and its users, and the
+                           files by kind ("headers", "sources", "python"), relative to OUTPUT_DIR (with --namespace and without --per-operator-headers, the YAML
                            is not read)
   --stamp FILE             touch FILE after a successful run
   --depfile FILE           write FILE: the stamp's dependencies (YAML, tags, templates), for the build
@@ -155,7 +168,8 @@ bool checkKernels(const std::vector<std::string>& paths, const dest::EmitContext
     files.push_back({path, symbols.take()});
   }
   if (diags.hasErrors()) return false;
-  const std::vector<dest::LibraryKernel> kernels = dest::libraryKernels(ctx);
+  const std::vector<dest::LibraryKernel> kernels =
+      options.stableAbi ? dest::libraryStableKernels(ctx, *options.stableAbi) : dest::libraryKernels(ctx);
   if (diags.hasErrors()) return false;
   dest::checkLibraryKernels(kernels, files, {options.yamlPath, 0, 0}, diags);
   return !diags.hasErrors();
@@ -197,10 +211,12 @@ std::optional<std::string> packageRelativeLibrary(const LibraryOptions& options,
 }
 
 // --describe's JSON.
-nlohmann::ordered_json describe(const dest::LibraryFiles& files) {
+nlohmann::ordered_json describe(const dest::LibraryFiles& files, const LibraryOptions& options) {
   nlohmann::ordered_json j;
   j["namespace"] = files.ns;
   j["link_anchor"] = files.linkAnchor;
+  j["compile_definitions"] = nlohmann::ordered_json::array();
+  if (options.stableAbi) j["compile_definitions"].push_back(options.stableAbi->compileDefinition());
   j["headers"] = files.headers;
   j["sources"] = files.sources;
   j["python"] = files.python;
@@ -286,6 +302,10 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
       const long n = std::strtol(v->c_str(), &end, 10);
       if (*end != '\0' || n < 1 || n > 64) return support::makeError("--shards needs a number from 1 to 64, not '" + *v + "'");
       o.shards = static_cast<int>(n);
+    } else if (a == "--stable-abi") {
+      support::Expected<api::StableAbi> abi = api::StableAbi::parse(*v);
+      if (!abi) return support::makeError("--stable-abi " + abi.error().message);
+      o.stableAbi = *abi;
     } else if (a == "--torch-version") {
       if (std::string why = o.libtorch.setVersion(*v); !why.empty()) return support::makeError("--torch-version " + why);
     } else if (a == "--torch-facts") {
@@ -302,6 +322,30 @@ support::Expected<LibraryOptions> parseLibraryCommandLine(const std::vector<std:
   if (o.templateDir.empty() && !o.describe && !o.checkKernels) return support::makeError("missing --templates DIR");
   if (o.depfile && !o.stamp) return support::makeError("--depfile needs --stamp FILE (the depfile's target)");
   if (o.depfileOutputs && !o.depfile) return support::makeError("--depfile-outputs needs --depfile FILE");
+  if (o.stableAbi) {
+    const std::string with = "--stable-abi " + o.stableAbi->str() + ": ";
+    if (!o.libtorch.facts().stableAbi)
+      return support::makeError(with + "the libtorch has no stable ABI for operator libraries (its torch/csrc/stable/c/shim.h "
+                                       "declares no torch_library_impl; PyTorch 2.10 or later has it)");
+    // (a major alone, minor 99, is its last release: as new as any)
+    if (!api::StableAbi{o.libtorch.major, o.libtorch.minor}.atLeast(o.stableAbi->major, o.stableAbi->minor))
+      return support::makeError(with + "newer than the libtorch the library is built against (" +
+                                std::to_string(o.libtorch.major) + "." + std::to_string(o.libtorch.minor) +
+                                "), whose headers do not have its API");
+    if (o.derivativesPath)
+      return support::makeError(with + "--derivatives (DERIVATIVES) is not available: the graph nodes and Autograd kernels "
+                                       "it generates are written against libtorch's C++ API (torch::autograd), outside the "
+                                       "stable ABI, which registers no Autograd kernels");
+    if (o.perOperatorHeaders)
+      return support::makeError(with + "--per-operator-headers (PER_OPERATOR_HEADERS) is not available: a stable-ABI "
+                                       "library has two headers, Functions.h and NativeFunctions.h");
+    if (o.aotiShims)
+      return support::makeError(with + "--aoti-shims (AOTI_SHIMS) is not available: the shims call the kernels through "
+                                       "libtorch's C++ API (the dispatcher's redispatch), outside the stable ABI");
+    if (!o.stableAbi->atLeast(2, 12) && !o.defaultTags.empty())
+      return support::makeError(with + "--default-tag (DEFAULT_TAGS) is not available: the stable ABI registers schemas "
+                                       "with tags from PyTorch 2.12 on (torch_library_def_with_tags)");
+  }
   return o;
 }
 
@@ -358,14 +402,15 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
                          .operatorRoots = {},
                          .defaultTags = options.defaultTags,
                          .torchTags = options.libtorch.tags(),
-                         .aotiShims = options.aotiShims};
+                         .aotiShims = options.aotiShims,
+                         .stableAbi = options.stableAbi};
   if (options.perOperatorHeaders) {
     if (!dest::checkOperatorHeaderNames(*ops, diags)) return false;
     for (const dest::OperatorRoot& root : dest::operatorRoots(*ops)) spec.operatorRoots.push_back(root.name);
   }
   const dest::LibraryFiles libraryFiles = dest::libraryFiles(spec);
   if (options.describe) {
-    out << describe(libraryFiles).dump(1) << '\n';
+    out << describe(libraryFiles, options).dump(1) << '\n';
     return true;
   }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/LibraryStable.h"
 #include "api/Types.h"
 #include "model/DispatchKey.h"
 #include "support/Diagnostics.h"
@@ -32,6 +33,7 @@ struct LibraryOptions {
   std::optional<std::string> derivativesPath;  // derivatives.yaml: also src/RegisterAutograd.cpp
   std::optional<std::string> pythonLibraryPath;  // the shared library that package loads on import
   std::optional<std::string> pythonFakes;    // the Python fake kernels file the package imports
+  std::optional<api::StableAbi> stableAbi;   // --stable-abi X.Y: on PyTorch's stable ABI (api/LibraryStable.h)
   bool describe = false;                     // print the namespace, link anchor and files (JSON) and stop
   std::optional<std::string> depfile;        // Makefile-syntax dependencies of the stamp
   std::optional<std::string> stamp;          // touched after every successful run

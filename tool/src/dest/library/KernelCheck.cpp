@@ -175,6 +175,27 @@ std::vector<LibraryKernel> libraryKernels(const EmitContext& ctx) {
   return list.take();
 }
 
+std::vector<LibraryKernel> libraryStableKernels(const EmitContext& ctx, api::StableAbi abi) {
+  KernelList list;
+  for (const model::NativeFunction* f : ctx.ops.functions()) {
+    for (const model::BackendIndex& index : ctx.ops.backendIndices()) {
+      const model::BackendMetadata* m = index.find(f->func.name);
+      if (m == nullptr || m->kernel.empty()) continue;
+      support::Expected<api::StableSignature> sig = api::stableSignature(f->func, abi);
+      if (!sig) {
+        model::reportError(ctx.diags, *f, sig.error().message);
+        break;
+      }
+      const std::string qualified = m->cppNamespace.empty() ? m->kernel : m->cppNamespace + "::" + m->kernel;
+      std::vector<std::string> types;
+      for (const api::StableParameter& p : sig->parameters) types.push_back(p.type);
+      list.add(*f, "kernel", m->kernel, std::string(model::dispatchKeyName(index.dispatchKey())), qualified,
+               sig->declaration(qualified), std::move(types));
+    }
+  }
+  return list.take();
+}
+
 void checkLibraryKernels(const std::vector<LibraryKernel>& kernels, const std::vector<SymbolFile>& files,
                          const support::SourceLoc& yaml, support::Diagnostics& diags) {
   std::vector<const SymbolFile*> unreadable;

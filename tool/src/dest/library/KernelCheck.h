@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/LibraryStable.h"
 #include "dest/common/Emit.h"
 #include "support/ObjectSymbols.h"
 
@@ -34,6 +35,9 @@ struct LibraryKernel {
 // which libtorch defines, and those of the variants `autogen:` adds, which the library's generated
 // src/AutogenKernels.cpp defines. Errors (a kernel without a signature) are reported.
 std::vector<LibraryKernel> libraryKernels(const EmitContext& ctx);
+// The same for a library on the stable ABI of `abi` (api/LibraryStable.h): the kernels on the stable
+// types, as its NativeFunctions.h declares them.
+std::vector<LibraryKernel> libraryStableKernels(const EmitContext& ctx, api::StableAbi abi);
 
 // A file's symbols (support::readObjectSymbols) and its path.
 struct SymbolFile {

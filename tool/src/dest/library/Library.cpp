@@ -13,6 +13,7 @@
 #include "dest/library/AutogenKernels.h"
 #include "dest/library/LibraryApi.h"
 #include "dest/library/PythonPackage.h"
+#include "dest/library/StableLibrary.h"
 #include "support/CodeText.h"
 #include "support/Sharding.h"
 #include "support/Strings.h"
@@ -127,6 +128,16 @@ std::string shardAnchor(const std::string& ns, DispatchKey key, int shard) {
   return anchorSymbol(ns) + "_" + std::string(model::dispatchKeyName(key)) + "_" + std::to_string(shard);
 }
 
+
+// The registration files of a stable-ABI library: one per registered key and shard, as the unstable
+// library's, with the same anchors.
+std::vector<StableRegistrationFile> stableRegistrationFiles(const LibrarySpec& spec) {
+  std::vector<StableRegistrationFile> files;
+  for (DispatchKey key : spec.registered)
+    for (int shard = 0; shard < spec.shards; ++shard)
+      files.push_back({key, shard, registrationFile(key, shard, spec.shards), shardAnchor(spec.ns, key, shard)});
+  return files;
+}
 
 // The anchor of RegisterAutograd.cpp.
 std::string autogradAnchor(const std::string& ns) { return anchorSymbol(ns) + "_Autograd"; }
@@ -474,6 +485,14 @@ std::vector<std::string> LibraryFiles::all() const {
 LibraryFiles libraryFiles(const LibrarySpec& spec) {
   LibraryFiles files{.ns = spec.ns, .linkAnchor = anchorSymbol(spec.ns), .headers = {}, .sources = {}, .python = {}};
   const std::string headerDir = libraryHeaderDir(spec.ns), sourceDir = librarySourceDir();
+  if (spec.stableAbi) {
+    files.headers = {headerDir + std::string(kFunctionsHeader), headerDir + std::string(kNativeFunctionsHeader)};
+    files.sources = {sourceDir + std::string(kSchemaSource)};
+    for (const StableRegistrationFile& f : stableRegistrationFiles(spec)) files.sources.push_back(sourceDir + f.file);
+    if (spec.pythonModule)
+      for (const std::string& name : libraryPythonFiles(spec.pythonFakes)) files.python.push_back(libraryPythonDir(spec.ns) + name);
+    return files;
+  }
   for (std::string_view h : {kFunctionsHeader, kNativeFunctionsHeader, kOperatorsHeader})
     files.headers.push_back(headerDir + std::string(h));
   if (spec.perOperatorHeaders)
@@ -517,8 +536,12 @@ std::string libraryGeneratedComment(std::string_view templateName) {
 
 void emitLibrary(const EmitContext& ctx, const LibrarySpec& spec, const LibraryWriters& out,
                  const model::Derivatives* derivatives) {
-  emitHeaders(ctx, spec, out.headers);
-  emitSources(ctx, spec, out.sources, derivatives);
+  if (spec.stableAbi) {
+    emitStableLibrary(ctx, spec, anchorSymbol(spec.ns), stableRegistrationFiles(spec), out);
+  } else {
+    emitHeaders(ctx, spec, out.headers);
+    emitSources(ctx, spec, out.sources, derivatives);
+  }
   if (spec.pythonModule) {
     if (out.python == nullptr) ctx.diags.error({}, "internal error: no writer for the Python module");
     else

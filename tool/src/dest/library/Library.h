@@ -21,6 +21,7 @@
 //   python/NS/fake.py             with --python-fakes: the Python fake kernels (PythonPackage.h)
 //   include/NS/aoti_shims.h, src/AotiShims.cpp, python/NS/aoti.py
 //                                 with --aoti-shims: AOTInductor C shims (AotiShims.h)
+// On the stable ABI (spec.stableAbi), the files of StableLibrary.h instead of the C++ ones above.
 //
 // Registration files also define an anchor symbol that RegisterSchema.cpp references, so that linking
 // the library pulls in every registration (also from a static archive; see LibraryFiles::linkAnchor).
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "api/LibraryStable.h"
 #include "dest/common/Emit.h"
 #include "model/Derivatives.h"
 
@@ -49,6 +51,9 @@ struct LibrarySpec {
   std::vector<std::string> defaultTags;       // tags of every operator (api/LibraryPt2.h)
   std::vector<std::string> torchTags;         // at::Tag's enumerators in the libtorch (api/LibraryPt2.h)
   bool aotiShims = false;                     // AOTInductor C shims (dest/library/AotiShims.h)
+  // On PyTorch's stable ABI of this release (dest/library/StableLibrary.h): its own headers and
+  // registration files, no Operators.h, Operators.cpp or AutogenKernels.cpp.
+  std::optional<api::StableAbi> stableAbi;
 };
 
 // Where a library's files go, below the output directory: the folders of its headers, its sources and
