@@ -149,6 +149,9 @@ case $mode in
       port=$((20000 + RANDOM % 20000))
       user=()
       ((EUID == 0)) && user=(--user nobody)
+      # distccd runs only the compilers masqueraded in /usr/lib/distcc (Debian: update-distcc-symlinks).
+      [[ -e /usr/lib/distcc/c++ || ! -d /usr/lib/distcc ]] ||
+        fail "distccd would refuse c++: /usr/lib/distcc has no c++ (run update-distcc-symlinks; tool/scripts/dev.sh does)"
       distccd --daemon --listen 127.0.0.1 --allow 127.0.0.1 --port "$port" --jobs 2 --pid-file "$logs/pid" \
         --log-file "$logs/log" --log-level info "${user[@]}" || fail "distccd did not start"
       for _ in {1..50}; do [[ -s $logs/pid ]] && break; sleep 0.1; done

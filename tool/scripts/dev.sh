@@ -46,6 +46,12 @@ install_missing() {
     fi
     echo "dev.sh: installed $(grep -c '^Setting up ' "$log") packages in $((SECONDS - start)) s" >&2
   fi
+  # distccd runs only the compilers masqueraded in /usr/lib/distcc, whose links distcc's installation
+  # makes for the compilers there at the time: installed in the same transaction as g++, c++ may lack
+  # one (the distcc test's daemon then refuses it).
+  if command -v update-distcc-symlinks >/dev/null && [[ -d /usr/lib/distcc && ! -e /usr/lib/distcc/c++ ]]; then
+    update-distcc-symlinks >/dev/null 2>&1 || echo "dev.sh: update-distcc-symlinks failed" >&2
+  fi
 }
 
 build_dir=${BUILD_DIR:-build}
