@@ -225,6 +225,7 @@ case $mode in
     # int?, str, SymInt[], ScalarType?/Layout?/Device?/bool?, Tensor[], Tensor?, tuples, structured and
     # composite kernels) with --aoti-shims, their AotiShims.cpp.
     "$where/bin/opgen" library "$here/vision/ops.yaml" -o "$work/vision_shims" --backend CPU --aoti-shims \
+      --python-module --python-fakes "$here/vision/fake.py" \
       --templates "$where/share/opgen/templates/library" 2>"$work/vision_shims.log" ||
       { cat "$work/vision_shims.log"; fail "opgen library --aoti-shims failed on test_projects/vision"; }
     g++ -std=c++20 -fsyntax-only -I "$work/vision_shims/include" -I /usr/include/torch/csrc/api/include \
