@@ -99,7 +99,8 @@ std::vector<std::string> functionDefinitions(const EmitContext& ctx, const std::
 }
 
 std::vector<std::string> schemaDefinitions(const EmitContext& ctx, const LibrarySpec& spec, api::StableAbi abi) {
-  const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .torchTags = spec.torchTags, .defaultTags = spec.defaultTags};
+  const api::LibraryPt2Options pt2{.libtorch = ctx.libtorch(), .torchTags = spec.torchTags, .defaultTags = spec.defaultTags,
+                                    .pythonFakes = std::nullopt};  // (no set_python_module on the stable ABI)
   std::vector<std::string> schemas;
   for (const model::NativeFunction* f : ctx.ops.functions()) {
     const std::string schema = support::cppString(f->func.str());
@@ -131,6 +132,16 @@ const api::StableParameter* firstTensor(const api::StableSignature& sig, const m
     return found != nullptr;
   });
   return found;
+}
+
+// What every stable-ABI template is given: the generated-file comment naming TEMPLATE, the
+// namespace and the release.
+support::TemplateEnv stableEnv(std::string_view templateName, const std::string& ns, const api::StableAbi& abi) {
+  support::TemplateEnv env;
+  env.set("generated_comment", libraryGeneratedComment(templateName));
+  env.set("namespace", ns);
+  env.set("stable_abi", abi.str());
+  return env;
 }
 
 void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, api::StableAbi abi,
@@ -166,10 +177,7 @@ void emitRegistrations(const EmitContext& ctx, const LibrarySpec& spec, api::Sta
     }
     const std::string keyName(model::dispatchKeyName(key));
     out.writeWithTemplate(file.file, "StableRegisterDispatchKey.cpp", [&] {
-      support::TemplateEnv env;
-      env.set("generated_comment", libraryGeneratedComment("StableRegisterDispatchKey.cpp"));
-      env.set("namespace", spec.ns);
-      env.set("stable_abi", abi.str());
+      support::TemplateEnv env = stableEnv("StableRegisterDispatchKey.cpp", spec.ns, abi);
       env.set("dispatch_key", keyName);
       env.set("extra_includes", deviceKey ? "#include <torch/csrc/stable/accelerator.h>" : "");
       env.set("definitions", std::move(definitions));
@@ -217,26 +225,17 @@ void emitStableLibrary(const EmitContext& ctx, const LibrarySpec& spec, const st
   }
   const api::StableAbi abi = *spec.stableAbi;
   out.headers.writeWithTemplate("Functions.h", "StableFunctions.h", [&] {
-    support::TemplateEnv env;
-    env.set("generated_comment", libraryGeneratedComment("StableFunctions.h"));
-    env.set("namespace", spec.ns);
-    env.set("stable_abi", abi.str());
+    support::TemplateEnv env = stableEnv("StableFunctions.h", spec.ns, abi);
     env.set("definitions", functionDefinitions(ctx, spec.ns, abi));
     return env;
   });
   out.headers.writeWithTemplate("NativeFunctions.h", "StableNativeFunctions.h", [&] {
-    support::TemplateEnv env;
-    env.set("generated_comment", libraryGeneratedComment("StableNativeFunctions.h"));
-    env.set("namespace", spec.ns);
-    env.set("stable_abi", abi.str());
+    support::TemplateEnv env = stableEnv("StableNativeFunctions.h", spec.ns, abi);
     env.set("kernel_declarations", stableKernelDeclarations(ctx, abi));
     return env;
   });
   out.sources.writeWithTemplate("RegisterSchema.cpp", "StableRegisterSchema.cpp", [&] {
-    support::TemplateEnv env;
-    env.set("generated_comment", libraryGeneratedComment("StableRegisterSchema.cpp"));
-    env.set("namespace", spec.ns);
-    env.set("stable_abi", abi.str());
+    support::TemplateEnv env = stableEnv("StableRegisterSchema.cpp", spec.ns, abi);
     env.set("schemas", schemaDefinitions(ctx, spec, abi));
     env.set("anchor", libraryAnchor);
     env.set("anchor_declarations", support::joinMapped(files, "\n", [](const StableRegistrationFile& f) {
