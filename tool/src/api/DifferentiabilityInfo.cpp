@@ -8,7 +8,6 @@
 
 #include "api/Cpp.h"
 #include "api/Signatures.h"
-#include "model/Derivatives.h"
 #include "support/Strings.h"
 #include "support/Yaml.h"
 
@@ -92,6 +91,24 @@ bool hasSizeCall(std::string_view text, std::string_view prefix) {
     if (i > d && i < text.size() && text[i] == ')') return true;
   }
   return false;
+}
+
+// A tensor list argument (torchgen's "at::TensorList" / "const at::ITensorListRef &" bindings).
+bool isTensorListBinding(const Binding& b) {
+  const std::string type = b.type();
+  return type == "at::TensorList" || type == "const at::ITensorListRef &";
+}
+
+// Every identifier of `text` that starts with `prefix` (the grad_NAME a formula uses).
+std::vector<std::string> identifiersStartingWith(std::string_view text, std::string_view prefix) {
+  std::vector<std::string> out;
+  for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
+    if (at > 0 && isWord(text[at - 1])) continue;
+    std::size_t end = at;
+    while (end < text.size() && isWord(text[end])) ++end;
+    out.emplace_back(text.substr(at, end - at));
+  }
+  return out;
 }
 
 std::string pyStrip(std::string_view s) {
@@ -193,25 +210,42 @@ std::size_t matchReplacement(const Replacement& r, std::string_view text, std::s
 
 class Loader {
  public:
-  Loader(const std::string& path, const model::Operators& ops) : path_(path), ops_(ops) {}
-  std::optional<Failure> load(const YamlNode& doc, LoadedDerivatives& out);
+  Loader(const std::string& path, const model::Operators& ops, const DerivativesOptions& options)
+      : path_(path), ops_(ops), library_(options.libraryNamespace) {}
+  // false after reporting every entry's first problem.
+  bool load(const YamlNode& doc, LoadedDerivatives& out, support::Diagnostics& diags);
 
  private:
   SourceLoc loc(const YamlNode& n) const { return support::locOf(n, path_); }
   std::optional<Failure> entry(const YamlNode& e, LoadedDerivatives& out);
+  std::optional<Failure> findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found);
+  std::optional<Failure> libraryEntryChecks(const NativeFunction& f, const YamlNode& e, const YamlNode& nameNode);
   std::optional<Failure> setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at, DifferentiabilityInfo& info);
+  std::optional<Failure> libraryFormulaChecks(const NativeFunction& f, const YamlNode& key, const std::vector<std::string>& names,
+                                              const std::string& formula, const std::vector<std::string>& allArgNames, const DifferentiabilityInfo& info,
+                                              const std::set<std::string>& withDerivatives);
+  Failure noMatchingOutput(const NativeFunction& f, const YamlNode& key, const std::string& name) const;
+  std::optional<Failure> libraryCoverage(const NativeFunction& f, const DifferentiabilityInfo& info, const SourceLoc& at);
   std::optional<Failure> savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
                                         const std::vector<std::string>& varNames, std::vector<SavedAttribute>& saved,
                                         const SourceLoc& at);
   std::optional<Failure> postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
-                                            const std::vector<std::string>& allArgNames, const SourceLoc& at);
+                                            const std::vector<std::string>& allArgNames);
+  std::optional<Failure> libraryForwardChecks(const NativeFunction& f, const DifferentiabilityInfo& info,
+                                              const ForwardDerivative& fw, const std::vector<std::string>& allArgNames,
+                                              const SourceLoc& at);
+  std::optional<Failure> libraryForwardOutputs(const DifferentiabilityInfo& info, std::size_t returns, const SourceLoc& at);
   std::optional<Failure> checkGradUsage(const DifferentiabilityInfo& info, const SourceLoc& at);
   std::vector<Binding> cppArguments(const NativeFunction& f);
 
   const std::string& path_;
   const model::Operators& ops_;
+  const std::optional<std::string>& library_;
   std::string defnName_, specification_;
+  std::string opName_;  // the entry's operator once found ("in 'OP': ..." of its messages)
   std::optional<std::vector<bool>> outputDifferentiability_;
+  std::vector<std::string> formulaReturns_;  // the returns as formulas name them ("result" for self)
+  std::vector<SourceLoc> forwardLocs_;       // of the forward formulas, as info.forwardDerivatives
   std::unordered_map<std::string, const NativeFunction*> bySchema_;
   // The functions by base name: those of a signature are among those of its base name (a signature keeps
   // the base name), so that only an entry's candidates get their signature computed.
@@ -220,7 +254,9 @@ class Loader {
   std::map<std::string, std::size_t> entryIndex_;  // canonical schema -> entries index
 };
 
+// The arguments as formulas name them: ATen's C++ API (torchgen's), a library's dispatcher names.
 std::vector<Binding> Loader::cppArguments(const NativeFunction& f) {
+  if (library_) return DispatcherSignature::fromSchema(f.func, Options::of(f)).arguments();
   const CppSignatureGroup g = CppSignatureGroup::fromNativeFunction(f, {.method = false, .fallbackBinding = false},
                                                                     Options::of(f));
   return g.symintSignature() ? g.symintSignature()->arguments() : g.signature().arguments();
@@ -278,14 +314,14 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
 }
 
 std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
-                                                  const std::vector<std::string>& allArgNames, const SourceLoc& at) {
+                                                  const std::vector<std::string>& allArgNames) {
   const bool foreach = f.func.name.name.base.starts_with("_foreach_");
+  SourceLoc at;
   const auto requiredInputs = [&](const std::string& formula, const std::string& postfix,
                                   std::vector<std::string>& out) -> std::optional<Failure> {
     out.clear();
     for (const Binding& arg : info.argsWithDerivatives) {
-      const std::string type = arg.type();
-      if ((type == "at::TensorList" || type == "const at::ITensorListRef &") && !foreach) continue;
+      if (isTensorListBinding(arg) && !foreach) continue;
       if (pyIdentSearch(formula, arg.name))
         return Failure{at, "The forward formula for " + defnName_ + " is using the base name of the " + arg.name +
                                " argument which is ambiguous. You should use " + arg.name + "_p to access the primal "
@@ -294,12 +330,15 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
     }
     return std::nullopt;
   };
-  for (ForwardDerivative& defn : info.forwardDerivatives) {
+  for (std::size_t k = 0; k < info.forwardDerivatives.size(); ++k) {
+    ForwardDerivative& defn = info.forwardDerivatives[k];
+    at = forwardLocs_[k];
     std::string formula = defn.formula;
     if (auto failure = requiredInputs(formula, "_t", defn.requiredInputsFwGrad)) return failure;
     if (formula == "auto_element_wise") {
       if (f.func.kind() == SchemaKind::Inplace)
-        return Failure{at, "Cannot use auto_element_wise with " + f.func.name.str() + " because it is an in-place variant"};
+        return Failure{at, "Cannot use auto_element_wise with " + f.func.name.str() + " because it is an in-place variant: "
+                           "write a formula that modifies self_t in place (e.g. self_t.mul_(...))"};
       if (info.argsWithDerivatives.size() != 1 || info.forwardDerivatives.size() > 1 ||
           info.forwardDerivatives[0].varNames.size() > 1)
         return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml defines the forward definition "
@@ -310,6 +349,8 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
                            "of gradient as element_wise but it does not defines the gradient formula for its argument "
                            "which is required."};
       const std::string& input = info.argsWithDerivatives[0].name;
+      if (library_ && isTensorListBinding(info.argsWithDerivatives[0]))
+        return Failure{at, "auto_element_wise needs a tensor input, and '" + input + "' is a tensor list"};
       std::string fw = pyIdentSub(info.derivatives[0].originalFormula, "grad", input + "_t.conj()");
       for (const Binding& arg : info.argsWithDerivatives) fw = pyIdentSub(fw, arg.name, arg.name + "_p");
       formula = "(" + fw + ").conj()";
@@ -325,7 +366,10 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
       std::vector<std::string> newArgs;
       for (const std::string& n : allArgNames) newArgs.push_back(contains(diffArgNames, n) ? n + "_t" : n);
       const std::string name = f.func.hasSymInt() ? defnName_ + "_symint" : defnName_;
-      if (f.hasVariant(model::Variant::Function)) {
+      if (library_) {
+        // The library's operator itself (for an in-place one, applied to self_t: modified in place).
+        formula = *library_ + "::_ops::" + f.func.name.unambiguousName() + "::call(" + support::join(newArgs, ", ") + ")";
+      } else if (f.hasVariant(model::Variant::Function)) {
         formula = "at::" + name + "(" + support::join(newArgs, ", ") + ")";
       } else {
         if (!f.hasVariant(model::Variant::Method))
@@ -337,7 +381,74 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
     }
     if (auto failure = requiredInputs(formula, "_p", defn.requiredInputsPrimal)) return failure;
     defn.formula = formula;
+    if (library_)
+      if (auto failure = libraryForwardChecks(f, info, defn, allArgNames, at)) return failure;
   }
+  return std::nullopt;
+}
+
+// (library) What a forward formula may name: the tangents and values of the differentiable inputs,
+// original_self_* in an in-place operator's; and it must use a tangent (or it would run for no input).
+std::optional<Failure> Loader::libraryForwardChecks(const NativeFunction& f, const DifferentiabilityInfo& info,
+                                                    const ForwardDerivative& fw, const std::vector<std::string>& allArgNames,
+                                                    const SourceLoc& at) {
+  const auto differentiable = [&](const std::string& n) -> const Binding* {
+    for (const Binding& b : info.argsWithDerivatives)
+      if (b.name == n) return &b;
+    return nullptr;
+  };
+  bool anyTangent = false;
+  for (const std::string& n : allArgNames) {
+    const Binding* b = differentiable(n);
+    if (b != nullptr && isTensorListBinding(*b) && pyIdentSearch(fw.formula, n)) anyTangent = true;  // a list's tangents
+    for (const char* suffix : {"_t", "_p"}) {
+      if (!pyIdentSearch(fw.formula, n + suffix)) continue;
+      if (b == nullptr)
+        return Failure{at, "the forward formula names an unknown variable '" + n + suffix + "' ('" + n +
+                               "' is not a differentiable input)"};
+      anyTangent = anyTangent || std::string_view(suffix) == "_t";
+    }
+  }
+  if (pyIdentSearch(fw.formula, "grad"))
+    return Failure{at, "the forward formula names 'grad', which only backward formulas have (auto_element_wise "
+                       "replaces it as torchgen does, not where it directly follows another one: write grad * grad, "
+                       "not grad*grad)"};
+  for (const char* name : {"original_self_p", "original_self_t"})
+    if (pyIdentSearch(fw.formula, name) && (f.func.kind() != SchemaKind::Inplace || !contains(allArgNames, "self")))
+      return Failure{at, "the forward formula names '" + std::string(name) + "', which only the formulas of in-place "
+                         "operators modifying 'self' have"};
+  const bool onlyAList = info.argsWithDerivatives.size() == 1 && isTensorListBinding(info.argsWithDerivatives[0]);
+  if (!anyTangent && !onlyAList)
+    return Failure{at, "the forward formula uses no input's tangent (NAME_t): it would run for no input (torchgen "
+                       "allows that only for an operator whose single differentiable input is a tensor list)"};
+  return std::nullopt;
+}
+
+// (library) torchgen's rule that forward formulas cover the differentiable outputs, checked: with
+// forward formulas, every differentiable output has exactly one.
+std::optional<Failure> Loader::libraryForwardOutputs(const DifferentiabilityInfo& info, std::size_t returns,
+                                                     const SourceLoc& at) {
+  if (info.forwardDerivatives.empty()) return std::nullopt;
+  const auto differentiable = [&](std::size_t i) {
+    const std::vector<bool>& od = info.outputDifferentiability ? *info.outputDifferentiability : std::vector<bool>{};
+    return od.empty() || (i < od.size() && od[i]);
+  };
+  for (std::size_t k = 0; k < info.forwardDerivatives.size(); ++k)
+    for (const std::string& name : info.forwardDerivatives[k].varNames) {
+      const auto i = static_cast<std::size_t>(std::find(formulaReturns_.begin(), formulaReturns_.end(), name) - formulaReturns_.begin());
+      if (!differentiable(i))
+        return Failure{forwardLocs_[k], "return '" + name + "' has a forward formula but is not differentiable "
+                                        "(output_differentiability)"};
+    }
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < returns; ++i) {
+    const bool given = std::any_of(info.forwardDerivatives.begin(), info.forwardDerivatives.end(),
+                                   [&](const ForwardDerivative& fw) { return contains(fw.varNames, formulaReturns_[i]); });
+    if (!given && differentiable(i)) missing.push_back(formulaReturns_[i]);
+  }
+  if (!missing.empty())
+    return Failure{at, "the forward formulas give no tangent for the differentiable output(s) " + support::join(missing, ", ") +
+                           ": give every differentiable output a forward formula, or none"};
   return std::nullopt;
 }
 
@@ -381,9 +492,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
   const std::vector<model::Return>& returns = f.func.returns;
   std::vector<NamedCType> namedReturns;
   const std::vector<std::string> returnNames = cpp::returnNames(f);
-  for (std::size_t i = 0; i < returns.size(); ++i)
-    namedReturns.push_back({returnNames[i] == "self" ? std::string("result") : returnNames[i],
-                            cpp::returnType(returns[i], options).removeConstRef()});
+  formulaReturns_.clear();
+  for (std::size_t i = 0; i < returns.size(); ++i) {
+    formulaReturns_.push_back(returnNames[i] == "self" ? std::string("result") : returnNames[i]);
+    namedReturns.push_back({formulaReturns_.back(), cpp::returnType(returns[i], options).removeConstRef()});
+  }
   const std::vector<bool> differentiability = outputDifferentiability_ && !outputDifferentiability_->empty()
                                                   ? *outputDifferentiability_
                                                   : std::vector<bool>(returns.size(), true);
@@ -396,6 +509,7 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
   for (const auto& [key, value] : defn.entries()) keys.emplace_back(&key, &value);
   std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first->text() < b.first->text(); });
   std::set<std::string> withDerivatives;
+  forwardLocs_.clear();
   for (const auto& [key, value] : keys) {
     const SourceLoc where = loc(*value);
     if (!value->isScalar() || support::scalarKind(*value) != support::ScalarKind::String)
@@ -408,6 +522,8 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         if (contains(allArgNames, n) && r.name == n)
           return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
                                         "', expected '" + n + "' to not be both an input arg and named return."};
+    if (library_)
+      if (auto failure = libraryFormulaChecks(f, *key, names, formula, allArgNames, info, withDerivatives)) return failure;
     if (!contains(allArgNames, names.front())) {  // a forward derivative
       ForwardDerivative fw{formula, names, {}, {}, {}, true, true};
       bool typed = false;
@@ -435,8 +551,9 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
           }
         }
       }
-      if (!typed) return Failure{loc(*key), "No matching output for forward derivative definition"};
+      if (!typed) return noMatchingOutput(f, *key, names.front());
       info.forwardDerivatives.push_back(std::move(fw));
+      forwardLocs_.push_back(where);
       continue;
     }
     if (lower(pyStrip(formula)) == "non_differentiable") {
@@ -453,6 +570,13 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         return Failure{where, "Out of bounds grads access: derivative formula for " + cpp::name(f.func) + " used grads[" +
                                   std::to_string(i) + "], but the forward only returns " + std::to_string(returns.size()) +
                                   " outputs."};
+    if (library_)  // (torchgen leaves an unknown gradient's name to the C++ compiler)
+      for (const std::string& id : identifiersStartingWith(formula, "grad_"))
+        if (id != "grad_input_mask" && !contains(info.availableNamedGradients, id))
+          return Failure{where, "the formula names an unknown variable '" + id + "'" +
+                                    (info.availableNamedGradients.empty()
+                                         ? std::string(" (no return has a name)")
+                                         : " (the named gradients are: " + support::join(info.availableNamedGradients, ", ") + ")")};
     info.derivatives.push_back(std::move(d));
     withDerivatives.insert(names.begin(), names.end());
   }
@@ -462,8 +586,70 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
                               "differentiable variables: {'" + n + "'}"};
   for (const Binding& b : args)
     if (withDerivatives.count(b.name)) info.argsWithDerivatives.push_back(b);
-  if (auto failure = postprocessForward(f, info, allArgNames, loc(at))) return failure;
+  if (library_)
+    if (auto failure = libraryCoverage(f, info, loc(at))) return failure;
+  if (auto failure = postprocessForward(f, info, allArgNames)) return failure;
+  if (library_)
+    if (auto failure = libraryForwardOutputs(info, returns.size(), loc(at))) return failure;
   return checkGradUsage(info, loc(at));
+}
+
+Failure Loader::noMatchingOutput(const NativeFunction& f, const YamlNode& key, const std::string& name) const {
+  return Failure{loc(key), "No matching output for forward derivative definition: '" + name + "' is neither an argument "
+                           "nor a return of '" + f.func.name.str() + "' (returns: " + support::join(formulaReturns_, ", ") + ")"};
+}
+
+// (library) A key names arguments (backward formulas, non_differentiable) or returns (forward formulas),
+// each once; only tensors, optional tensors and tensor lists have gradients.
+std::optional<Failure> Loader::libraryFormulaChecks(const NativeFunction& f, const YamlNode& key,
+                                                    const std::vector<std::string>& names, const std::string& formula,
+                                                    const std::vector<std::string>& allArgNames,
+                                                    const DifferentiabilityInfo& info,
+                                                    const std::set<std::string>& withDerivatives) {
+  const std::string op = f.func.name.str();
+  if (!contains(allArgNames, names.front())) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string& n = names[i];
+      if (!contains(formulaReturns_, n)) return noMatchingOutput(f, key, n);
+      if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), n) != names.end())
+        return Failure{loc(key), "return '" + n + "' is named twice"};
+      for (const ForwardDerivative& other : info.forwardDerivatives)
+        if (contains(other.varNames, n)) return Failure{loc(key), "return '" + n + "' has two forward formulas"};
+    }
+    return std::nullopt;
+  }
+  for (const std::string& n : names) {
+    if (!contains(allArgNames, n)) return Failure{loc(key), "'" + n + "' is not an argument of '" + op + "'"};
+    if (withDerivatives.count(n) || contains(info.nonDifferentiableArgNames, n))
+      return Failure{loc(key), "argument '" + n + "' has two formulas"};
+  }
+  if (lower(pyStrip(formula)) == "non_differentiable") return std::nullopt;
+  for (const std::string& n : names) {
+    const model::Argument* arg = nullptr;
+    f.func.arguments.anyOf([&](const model::Argument& a) { return a.name == n && (arg = &a) != nullptr; });
+    if (arg == nullptr) continue;  // (a binding of no schema argument)
+    const model::Type& t = arg->type;
+    if (!t.isBase(model::BaseTy::Tensor) && !((t.isOptional() || t.isList()) && t.elem().isBase(model::BaseTy::Tensor)))
+      return Failure{loc(key), "argument '" + n + "' has type " + t.str() + ": " +
+                                   (t.isTensorLike() ? "gradients of lists of optional tensors are not supported yet"
+                                                     : "only tensors (Tensor, Tensor?, Tensor[]) have gradients")};
+  }
+  return std::nullopt;
+}
+
+// (library) torchgen's rule for the tensor arguments without formula: a Tensor? or Tensor[] one is refused
+// at run time when it requires grad (check_no_requires_grad); a Tensor one would silently get no gradient.
+std::optional<Failure> Loader::libraryCoverage(const NativeFunction& f, const DifferentiabilityInfo& info, const SourceLoc& at) {
+  std::optional<Failure> failure;
+  f.func.arguments.anyOf([&](const model::Argument& a) {
+    if (!a.type.isBase(model::BaseTy::Tensor) || contains(info.nonDifferentiableArgNames, a.name)) return false;
+    for (const Binding& b : info.argsWithDerivatives)
+      if (b.name == a.name) return false;
+    failure = Failure{at, "tensor argument '" + a.name + "' has no formula: give one, not_implemented(\"" +
+                              f.func.name.str() + "\") or non_differentiable"};
+    return true;
+  });
+  return failure;
 }
 
 // Python's `split_name_params(schema)[0]`: the operator's name without overload, or nullopt.
@@ -486,19 +672,91 @@ void dedupInto(std::vector<SavedAttribute>& out, const std::vector<SavedAttribut
     if (seen.insert(v.name()).second) out.push_back(v);
 }
 
+// The function an entry's name (specification_, a library's namespace removed: `offset` characters) is
+// for: by its text, as torchgen finds it, or else by the schema it spells. Sets defnName_.
+std::optional<Failure> Loader::findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found) {
+  const SourceLoc at = loc(nameNode);
+  const std::optional<std::string> defnName = splitName(specification_);
+  if (const auto it = bySchema_.find(specification_); it != bySchema_.end() && defnName) {
+    found = it->second;
+    defnName_ = *defnName;
+    return std::nullopt;
+  }
+  const support::Expected<model::FunctionSchema> schema = model::FunctionSchema::parse(specification_);
+  if (!schema) return Failure{at.shifted(offset + std::max(schema.error().offset, 0)), schema.error().message};
+  defnName_ = defnName ? *defnName : schema->name.name.str();
+  if (const auto it = bySchema_.find(schema->str()); it != bySchema_.end()) {
+    found = it->second;
+    return std::nullopt;
+  }
+  std::vector<std::string> available;
+  for (const NativeFunction* f : ops_.functions())
+    if (cpp::name(f->func) == defnName_) available.push_back(f->func.str());
+  const std::string owner = library_ ? "an operator of the library '" + *library_ + "'" : "ATen function";
+  return Failure{at, "could not find " + owner + " for schema: " + specification_ +
+                         (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
+}
+
+// (library) The entries a library's emitter cannot honour, refused at the name: an out= operator's (it
+// takes its functional variant's), a CompositeImplicitAutograd operator's (the dispatcher would never
+// run its Autograd kernel), a view operator's of several outputs, per-dispatch-key formulas.
+std::optional<Failure> Loader::libraryEntryChecks(const NativeFunction& f, const YamlNode& e, const YamlNode& nameNode) {
+  const SourceLoc at = loc(nameNode);
+  const model::FunctionSchema& func = f.func;
+  if (func.isOutFn()) {
+    const model::FunctionSchema core = func.signature({.stripDefault = true});
+    std::string functional;
+    for (const NativeFunction* g : ops_.functions())
+      if (g->func.kind() == SchemaKind::Functional && g->func.signature({.stripDefault = true}) == core) functional = g->schemaString;
+    return Failure{at, functional.empty()
+                           ? "an out= operator takes its autograd from its functional variant's entry, and it has none: "
+                             "formulas for an out= operator alone are not supported"
+                           : "an out= operator takes its autograd from its functional variant's entry: write the formulas "
+                             "under 'name: " + functional + "'"};
+  }
+  if (f.hasCompositeImplicitAutogradKernel)
+    return Failure{at, "the operator is CompositeImplicitAutograd (no dispatch:), so autograd differentiates its kernel's "
+                       "ATen calls and formulas would never be used: give it a dispatch: entry (e.g. "
+                       "CompositeExplicitAutograd) to use formulas"};
+  const std::vector<std::optional<std::string>> aliased = func.aliasedReturnNames();
+  for (std::size_t i = 0; i < func.returns.size(); ++i) {
+    const model::Return& r = func.returns[i];
+    if (r.annotation && !r.annotation->isWrite && aliased[i] && (func.returns.size() != 1 || !r.type.isBase(model::BaseTy::Tensor)))
+      return Failure{at, "view operators with several outputs or a list of views are not supported yet: only one "
+                         "Tensor(a) return"};
+  }
+  for (const auto& [key, value] : e.entries())
+    if (key.text() == "dispatch") return Failure{loc(key), "per-dispatch-key formulas (dispatch:) are not supported yet"};
+  return std::nullopt;
+}
+
 std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) {
-  if (!e.isMap()) return Failure{loc(e), "a derivatives.yaml entry must be a mapping, not " + support::describeNode(e)};
+  opName_.clear();
+  if (!e.isMap())
+    return Failure{loc(e), "a derivatives.yaml entry must be a mapping with a 'name' key, not " + support::describeNode(e)};
   std::set<std::string> seenKeys;
   for (const auto& [key, value] : e.entries())
-    if (!seenKeys.insert(key.text()).second)
-      return Failure{loc(key), "Found a duplicate key in the yaml. key=" + key.text()};
+    if (!seenKeys.insert(key.text()).second) return Failure{loc(key), "duplicate key '" + key.text() + "'"};
   const YamlNode& nameNode = e["name"];
   if (!nameNode.isScalar()) return Failure{loc(e), "the entry has no 'name: SCHEMA'"};
   specification_ = nameNode.text();
   const SourceLoc at = loc(nameNode);
-  const std::optional<std::string> defnName = splitName(specification_);
-  if (!defnName) return Failure{at, "Unsupported function schema: " + specification_};
-  defnName_ = *defnName;
+  int offset = 0;  // of the schema in the name (after a library's namespace)
+  if (library_) {
+    const std::size_t paren = specification_.find('('), colons = specification_.find("::");
+    if (colons != std::string::npos && colons < paren) {
+      if (specification_.compare(0, colons, *library_) != 0 || colons != library_->size())
+        return Failure{at, "operator '" + specification_.substr(0, paren) + "' is not in the library's namespace '" +
+                               *library_ + "'"};
+      offset = static_cast<int>(colons + 2);
+      specification_.erase(0, colons + 2);
+    }
+  }
+  const NativeFunction* found = nullptr;
+  if (auto failure = findFunction(nameNode, offset, found)) return failure;
+  opName_ = found->func.name.str();
+  if (library_)
+    if (auto failure = libraryEntryChecks(*found, e, nameNode)) return failure;
 
   outputDifferentiability_.reset();
   std::optional<std::vector<std::string>> conditions;
@@ -517,6 +775,9 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
         return Failure{loc(od), "Not supported: for " + specification_ + ",output_differentiability must either be "
                                 "list[bool] or a list[str] where each str is a condition. In the case where it is a "
                                 "condition, we only support single-output functions. Please file us an issue. "};
+      if (library_)
+        return Failure{loc(od), "output_differentiability conditions are not supported for operator libraries yet: "
+                                "give True or False per return"};
       conditions = strings;
       outputDifferentiability_ = std::vector<bool>{true};
     } else if (!bools.empty()) {
@@ -524,19 +785,14 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     } else {
       outputDifferentiability_ = std::vector<bool>();  // an empty list: every output differentiable
     }
+    if (library_ && od.size() > found->func.returns.size())
+      return Failure{loc(od), "output_differentiability must be a list of at most " +
+                                  std::to_string(found->func.returns.size()) + " bools (one per return)"};
   }
 
-  const auto found = bySchema_.find(specification_);
-  if (found == bySchema_.end()) {
-    std::vector<std::string> available;
-    for (const NativeFunction* f : ops_.functions())
-      if (cpp::name(f->func) == defnName_) available.push_back(f->func.str());
-    return Failure{at, "could not find ATen function for schema: " + specification_ +
-                           (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
-  }
-  const std::string signature = found->second->func.signature().str();
+  const std::string signature = found->func.signature().str();
   std::vector<const NativeFunction*> functions;
-  for (const NativeFunction* g : byBase_.at(found->second->func.name.name.base))
+  for (const NativeFunction* g : byBase_.at(found->func.name.name.base))
     if (g->func.signature().str() == signature) functions.push_back(g);
   const NativeFunction* canonical = nullptr;
   for (const NativeFunction* f : functions)
@@ -549,14 +805,11 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
       return Failure{at, "Expected inplace function name '" + defnName_ + "_', got '" + cpp::name(functions[0]->func) + "'"};
     canonical = functions[0];
   }
-  for (const Binding& b : cppArguments(*canonical)) {
-    if (b.name == "grad_input_mask")
-      return Failure{at, "Schema for " + defnName_ + " has an argument named grad_input_mask, but this name would be "
-                         "shadowed by our codegen. Please use a different name in native_functions.yaml."};
-    if (b.name == "result")
-      return Failure{at, "Schema for " + defnName_ + " has an argument named result, but this is only allowed for "
-                         "outputs.Please use a different name in native_functions.yaml."};
-  }
+  for (const Binding& b : cppArguments(*canonical))
+    if (b.name == "grad_input_mask" || b.name == "result")
+      return Failure{at, "an argument is named '" + b.name + "', a name formulas reserve (" +
+                             (b.name == "result" ? "for the output" : "the generated code would shadow it") +
+                             "): rename it in the schema"};
 
   // Without dispatch:, the formulas are the entry's other keys, for the key Default.
   std::vector<std::pair<std::string, const YamlNode*>> perKey;
@@ -603,6 +856,9 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
   }
   const std::string schema = canonical->func.str();
   if (const auto it = entryIndex_.find(schema); it != entryIndex_.end()) {
+    if (library_)
+      return Failure{at, "duplicate entry (the first is at line " +
+                             std::to_string(out.entries[it->second].byKey.front().second.loc.line) + ")"};
     out.entries[it->second] = std::move(result);  // torchgen's dict: the later entry wins, in the first's place
   } else {
     entryIndex_[schema] = out.entries.size();
@@ -649,7 +905,7 @@ void addViewCopyDerivatives(LoadedDerivatives& out, const model::Operators& ops,
   }
 }
 
-std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out) {
+bool Loader::load(const YamlNode& doc, LoadedDerivatives& out, support::Diagnostics& diags) {
   for (const model::FunctionOrViewGroup& item : ops_.groupedByView()) {
     std::vector<const NativeFunction*> fs;
     if (const auto* f = std::get_if<const NativeFunction*>(&item)) fs = {*f};
@@ -659,11 +915,18 @@ std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out)
       bySchema_.emplace(f->func.str(), f);
     }
   }
-  if (!doc.isSequence()) return Failure{loc(doc), "derivatives.yaml must be a list of entries, not " + support::describeNode(doc)};
+  if (!doc.isSequence()) {
+    diags.error(loc(doc), "derivatives.yaml must be a list of '- name: SCHEMA' entries, not " + support::describeNode(doc));
+    return false;
+  }
+  bool ok = true;
   for (const YamlNode& e : doc.items())
-    if (auto failure = entry(e, out)) return failure;
-  addViewCopyDerivatives(out, ops_, entryIndex_);
-  return std::nullopt;
+    if (std::optional<Failure> failure = entry(e, out)) {
+      diags.error(failure->loc, opName_.empty() ? failure->message : support::aboutOperator(opName_, failure->message));
+      ok = false;
+    }
+  if (ok) addViewCopyDerivatives(out, ops_, entryIndex_);
+  return ok;
 }
 
 }  // namespace
@@ -691,11 +954,14 @@ std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, st
 
 std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, const support::YamlNode& doc,
                                                      const model::Operators& ops, support::Diagnostics& diags) {
+  return loadDerivatives(path, doc, ops, DerivativesOptions{}, diags);
+}
+
+std::optional<LoadedDerivatives> loadDerivatives(const std::string& path, const support::YamlNode& doc,
+                                                 const model::Operators& ops, const DerivativesOptions& options,
+                                                 support::Diagnostics& diags) {
   LoadedDerivatives out;
-  if (std::optional<Failure> failure = Loader(path, ops).load(doc, out)) {
-    diags.error(failure->loc, failure->message);
-    return std::nullopt;
-  }
+  if (!Loader(path, ops, options).load(doc, out, diags)) return std::nullopt;
   return out;
 }
 
