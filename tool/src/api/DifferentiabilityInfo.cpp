@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "api/Cpp.h"
+#include "api/DerivativesLibraryChecks.h"
 #include "api/Signatures.h"
 #include "support/Strings.h"
 #include "support/Yaml.h"
@@ -19,6 +20,8 @@ using model::NativeFunction;
 using model::SchemaKind;
 using support::SourceLoc;
 using support::YamlNode;
+using derivatives::Failure;
+using derivatives::isTensorListBinding;
 
 // Python's \w on the ASCII formulas of derivatives.yaml (bytes of other characters count as letters).
 bool isWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80; }
@@ -93,24 +96,6 @@ bool hasSizeCall(std::string_view text, std::string_view prefix) {
   return false;
 }
 
-// A tensor list argument (torchgen's "at::TensorList" / "const at::ITensorListRef &" bindings).
-bool isTensorListBinding(const Binding& b) {
-  const std::string type = b.type();
-  return type == "at::TensorList" || type == "const at::ITensorListRef &";
-}
-
-// Every identifier of `text` that starts with `prefix` (the grad_NAME a formula uses).
-std::vector<std::string> identifiersStartingWith(std::string_view text, std::string_view prefix) {
-  std::vector<std::string> out;
-  for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
-    if (at > 0 && isWord(text[at - 1])) continue;
-    std::size_t end = at;
-    while (end < text.size() && isWord(text[end])) ++end;
-    out.emplace_back(text.substr(at, end - at));
-  }
-  return out;
-}
-
 std::string pyStrip(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
@@ -126,12 +111,6 @@ std::string lower(std::string s) {
 bool contains(const std::vector<std::string>& xs, std::string_view x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
 
 std::string nameOf(const NamedCType& n) { return n.name.isSpecial() ? "possibly_redundant_memory_format" : n.name.name; }
-
-// A problem that stops the load (torchgen raises), with where it is.
-struct Failure {
-  SourceLoc loc;
-  std::string message;
-};
 
 // torchgen's saved_variables' rewrites: an expression of a value that the node can compute when it is
 // made, saved instead of the value.
@@ -219,22 +198,12 @@ class Loader {
   SourceLoc loc(const YamlNode& n) const { return support::locOf(n, path_); }
   std::optional<Failure> entry(const YamlNode& e, LoadedDerivatives& out);
   std::optional<Failure> findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found);
-  std::optional<Failure> libraryEntryChecks(const NativeFunction& f, const YamlNode& e, const YamlNode& nameNode);
   std::optional<Failure> setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at, DifferentiabilityInfo& info);
-  std::optional<Failure> libraryFormulaChecks(const NativeFunction& f, const YamlNode& key, const std::vector<std::string>& names,
-                                              const std::string& formula, const std::vector<std::string>& allArgNames, const DifferentiabilityInfo& info,
-                                              const std::set<std::string>& withDerivatives);
-  Failure noMatchingOutput(const NativeFunction& f, const YamlNode& key, const std::string& name) const;
-  std::optional<Failure> libraryCoverage(const NativeFunction& f, const DifferentiabilityInfo& info, const SourceLoc& at);
   std::optional<Failure> savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
                                         const std::vector<std::string>& varNames, std::vector<SavedAttribute>& saved,
                                         const SourceLoc& at);
   std::optional<Failure> postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
                                             const std::vector<std::string>& allArgNames);
-  std::optional<Failure> libraryForwardChecks(const NativeFunction& f, const DifferentiabilityInfo& info,
-                                              const ForwardDerivative& fw, const std::vector<std::string>& allArgNames,
-                                              const SourceLoc& at);
-  std::optional<Failure> libraryForwardOutputs(const DifferentiabilityInfo& info, std::size_t returns, const SourceLoc& at);
   std::optional<Failure> checkGradUsage(const DifferentiabilityInfo& info, const SourceLoc& at);
   std::vector<Binding> cppArguments(const NativeFunction& f);
 
@@ -382,73 +351,8 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
     if (auto failure = requiredInputs(formula, "_p", defn.requiredInputsPrimal)) return failure;
     defn.formula = formula;
     if (library_)
-      if (auto failure = libraryForwardChecks(f, info, defn, allArgNames, at)) return failure;
+      if (auto failure = derivatives::libraryForwardChecks(f, info, defn, allArgNames, at)) return failure;
   }
-  return std::nullopt;
-}
-
-// (library) What a forward formula may name: the tangents and values of the differentiable inputs,
-// original_self_* in an in-place operator's; and it must use a tangent (or it would run for no input).
-std::optional<Failure> Loader::libraryForwardChecks(const NativeFunction& f, const DifferentiabilityInfo& info,
-                                                    const ForwardDerivative& fw, const std::vector<std::string>& allArgNames,
-                                                    const SourceLoc& at) {
-  const auto differentiable = [&](const std::string& n) -> const Binding* {
-    for (const Binding& b : info.argsWithDerivatives)
-      if (b.name == n) return &b;
-    return nullptr;
-  };
-  bool anyTangent = false;
-  for (const std::string& n : allArgNames) {
-    const Binding* b = differentiable(n);
-    if (b != nullptr && isTensorListBinding(*b) && pyIdentSearch(fw.formula, n)) anyTangent = true;  // a list's tangents
-    for (const char* suffix : {"_t", "_p"}) {
-      if (!pyIdentSearch(fw.formula, n + suffix)) continue;
-      if (b == nullptr)
-        return Failure{at, "the forward formula names an unknown variable '" + n + suffix + "' ('" + n +
-                               "' is not a differentiable input)"};
-      anyTangent = anyTangent || std::string_view(suffix) == "_t";
-    }
-  }
-  if (pyIdentSearch(fw.formula, "grad"))
-    return Failure{at, "the forward formula names 'grad', which only backward formulas have (auto_element_wise "
-                       "replaces it as torchgen does, not where it directly follows another one: write grad * grad, "
-                       "not grad*grad)"};
-  for (const char* name : {"original_self_p", "original_self_t"})
-    if (pyIdentSearch(fw.formula, name) && (f.func.kind() != SchemaKind::Inplace || !contains(allArgNames, "self")))
-      return Failure{at, "the forward formula names '" + std::string(name) + "', which only the formulas of in-place "
-                         "operators modifying 'self' have"};
-  const bool onlyAList = info.argsWithDerivatives.size() == 1 && isTensorListBinding(info.argsWithDerivatives[0]);
-  if (!anyTangent && !onlyAList)
-    return Failure{at, "the forward formula uses no input's tangent (NAME_t): it would run for no input (torchgen "
-                       "allows that only for an operator whose single differentiable input is a tensor list)"};
-  return std::nullopt;
-}
-
-// (library) torchgen's rule that forward formulas cover the differentiable outputs, checked: with
-// forward formulas, every differentiable output has exactly one.
-std::optional<Failure> Loader::libraryForwardOutputs(const DifferentiabilityInfo& info, std::size_t returns,
-                                                     const SourceLoc& at) {
-  if (info.forwardDerivatives.empty()) return std::nullopt;
-  const auto differentiable = [&](std::size_t i) {
-    const std::vector<bool>& od = info.outputDifferentiability ? *info.outputDifferentiability : std::vector<bool>{};
-    return od.empty() || (i < od.size() && od[i]);
-  };
-  for (std::size_t k = 0; k < info.forwardDerivatives.size(); ++k)
-    for (const std::string& name : info.forwardDerivatives[k].varNames) {
-      const auto i = static_cast<std::size_t>(std::find(formulaReturns_.begin(), formulaReturns_.end(), name) - formulaReturns_.begin());
-      if (!differentiable(i))
-        return Failure{forwardLocs_[k], "return '" + name + "' has a forward formula but is not differentiable "
-                                        "(output_differentiability)"};
-    }
-  std::vector<std::string> missing;
-  for (std::size_t i = 0; i < returns; ++i) {
-    const bool given = std::any_of(info.forwardDerivatives.begin(), info.forwardDerivatives.end(),
-                                   [&](const ForwardDerivative& fw) { return contains(fw.varNames, formulaReturns_[i]); });
-    if (!given && differentiable(i)) missing.push_back(formulaReturns_[i]);
-  }
-  if (!missing.empty())
-    return Failure{at, "the forward formulas give no tangent for the differentiable output(s) " + support::join(missing, ", ") +
-                           ": give every differentiable output a forward formula, or none"};
   return std::nullopt;
 }
 
@@ -522,8 +426,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         if (contains(allArgNames, n) && r.name == n)
           return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
                                         "', expected '" + n + "' to not be both an input arg and named return."};
+    const bool nonDifferentiable = lower(pyStrip(formula)) == "non_differentiable";
     if (library_)
-      if (auto failure = libraryFormulaChecks(f, *key, names, formula, allArgNames, info, withDerivatives)) return failure;
+      if (auto failure = derivatives::libraryKeyChecks(f, loc(*key), names, nonDifferentiable, allArgNames,
+                                                       formulaReturns_, info, withDerivatives))
+        return failure;
     if (!contains(allArgNames, names.front())) {  // a forward derivative
       ForwardDerivative fw{formula, names, {}, {}, {}, true, true};
       bool typed = false;
@@ -551,12 +458,12 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
           }
         }
       }
-      if (!typed) return noMatchingOutput(f, *key, names.front());
+      if (!typed) return derivatives::noMatchingOutput(f, loc(*key), formulaReturns_, names.front());
       info.forwardDerivatives.push_back(std::move(fw));
       forwardLocs_.push_back(where);
       continue;
     }
-    if (lower(pyStrip(formula)) == "non_differentiable") {
+    if (nonDifferentiable) {
       for (const std::string& n : names) info.nonDifferentiableArgNames.push_back(n);
       continue;
     }
@@ -570,13 +477,8 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         return Failure{where, "Out of bounds grads access: derivative formula for " + cpp::name(f.func) + " used grads[" +
                                   std::to_string(i) + "], but the forward only returns " + std::to_string(returns.size()) +
                                   " outputs."};
-    if (library_)  // (torchgen leaves an unknown gradient's name to the C++ compiler)
-      for (const std::string& id : identifiersStartingWith(formula, "grad_"))
-        if (id != "grad_input_mask" && !contains(info.availableNamedGradients, id))
-          return Failure{where, "the formula names an unknown variable '" + id + "'" +
-                                    (info.availableNamedGradients.empty()
-                                         ? std::string(" (no return has a name)")
-                                         : " (the named gradients are: " + support::join(info.availableNamedGradients, ", ") + ")")};
+    if (library_)
+      if (auto failure = derivatives::libraryUnknownGradients(formula, info, where)) return failure;
     info.derivatives.push_back(std::move(d));
     withDerivatives.insert(names.begin(), names.end());
   }
@@ -587,69 +489,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
   for (const Binding& b : args)
     if (withDerivatives.count(b.name)) info.argsWithDerivatives.push_back(b);
   if (library_)
-    if (auto failure = libraryCoverage(f, info, loc(at))) return failure;
+    if (auto failure = derivatives::libraryCoverage(f, info, loc(at))) return failure;
   if (auto failure = postprocessForward(f, info, allArgNames)) return failure;
   if (library_)
-    if (auto failure = libraryForwardOutputs(info, returns.size(), loc(at))) return failure;
+    if (auto failure = derivatives::libraryForwardOutputs(info, formulaReturns_, forwardLocs_, loc(at))) return failure;
   return checkGradUsage(info, loc(at));
-}
-
-Failure Loader::noMatchingOutput(const NativeFunction& f, const YamlNode& key, const std::string& name) const {
-  return Failure{loc(key), "No matching output for forward derivative definition: '" + name + "' is neither an argument "
-                           "nor a return of '" + f.func.name.str() + "' (returns: " + support::join(formulaReturns_, ", ") + ")"};
-}
-
-// (library) A key names arguments (backward formulas, non_differentiable) or returns (forward formulas),
-// each once; only tensors, optional tensors and tensor lists have gradients.
-std::optional<Failure> Loader::libraryFormulaChecks(const NativeFunction& f, const YamlNode& key,
-                                                    const std::vector<std::string>& names, const std::string& formula,
-                                                    const std::vector<std::string>& allArgNames,
-                                                    const DifferentiabilityInfo& info,
-                                                    const std::set<std::string>& withDerivatives) {
-  const std::string op = f.func.name.str();
-  if (!contains(allArgNames, names.front())) {
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const std::string& n = names[i];
-      if (!contains(formulaReturns_, n)) return noMatchingOutput(f, key, n);
-      if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), n) != names.end())
-        return Failure{loc(key), "return '" + n + "' is named twice"};
-      for (const ForwardDerivative& other : info.forwardDerivatives)
-        if (contains(other.varNames, n)) return Failure{loc(key), "return '" + n + "' has two forward formulas"};
-    }
-    return std::nullopt;
-  }
-  for (const std::string& n : names) {
-    if (!contains(allArgNames, n)) return Failure{loc(key), "'" + n + "' is not an argument of '" + op + "'"};
-    if (withDerivatives.count(n) || contains(info.nonDifferentiableArgNames, n))
-      return Failure{loc(key), "argument '" + n + "' has two formulas"};
-  }
-  if (lower(pyStrip(formula)) == "non_differentiable") return std::nullopt;
-  for (const std::string& n : names) {
-    const model::Argument* arg = nullptr;
-    f.func.arguments.anyOf([&](const model::Argument& a) { return a.name == n && (arg = &a) != nullptr; });
-    if (arg == nullptr) continue;  // (a binding of no schema argument)
-    const model::Type& t = arg->type;
-    if (!t.isBase(model::BaseTy::Tensor) && !((t.isOptional() || t.isList()) && t.elem().isBase(model::BaseTy::Tensor)))
-      return Failure{loc(key), "argument '" + n + "' has type " + t.str() + ": " +
-                                   (t.isTensorLike() ? "gradients of lists of optional tensors are not supported yet"
-                                                     : "only tensors (Tensor, Tensor?, Tensor[]) have gradients")};
-  }
-  return std::nullopt;
-}
-
-// (library) torchgen's rule for the tensor arguments without formula: a Tensor? or Tensor[] one is refused
-// at run time when it requires grad (check_no_requires_grad); a Tensor one would silently get no gradient.
-std::optional<Failure> Loader::libraryCoverage(const NativeFunction& f, const DifferentiabilityInfo& info, const SourceLoc& at) {
-  std::optional<Failure> failure;
-  f.func.arguments.anyOf([&](const model::Argument& a) {
-    if (!a.type.isBase(model::BaseTy::Tensor) || contains(info.nonDifferentiableArgNames, a.name)) return false;
-    for (const Binding& b : info.argsWithDerivatives)
-      if (b.name == a.name) return false;
-    failure = Failure{at, "tensor argument '" + a.name + "' has no formula: give one, not_implemented(\"" +
-                              f.func.name.str() + "\") or non_differentiable"};
-    return true;
-  });
-  return failure;
 }
 
 // Python's `split_name_params(schema)[0]`: the operator's name without overload, or nullopt.
@@ -697,39 +541,6 @@ std::optional<Failure> Loader::findFunction(const YamlNode& nameNode, int offset
                          (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
 }
 
-// (library) The entries a library's emitter cannot honour, refused at the name: an out= operator's (it
-// takes its functional variant's), a CompositeImplicitAutograd operator's (the dispatcher would never
-// run its Autograd kernel), a view operator's of several outputs, per-dispatch-key formulas.
-std::optional<Failure> Loader::libraryEntryChecks(const NativeFunction& f, const YamlNode& e, const YamlNode& nameNode) {
-  const SourceLoc at = loc(nameNode);
-  const model::FunctionSchema& func = f.func;
-  if (func.isOutFn()) {
-    const model::FunctionSchema core = func.signature({.stripDefault = true});
-    std::string functional;
-    for (const NativeFunction* g : ops_.functions())
-      if (g->func.kind() == SchemaKind::Functional && g->func.signature({.stripDefault = true}) == core) functional = g->schemaString;
-    return Failure{at, functional.empty()
-                           ? "an out= operator takes its autograd from its functional variant's entry, and it has none: "
-                             "formulas for an out= operator alone are not supported"
-                           : "an out= operator takes its autograd from its functional variant's entry: write the formulas "
-                             "under 'name: " + functional + "'"};
-  }
-  if (f.hasCompositeImplicitAutogradKernel)
-    return Failure{at, "the operator is CompositeImplicitAutograd (no dispatch:), so autograd differentiates its kernel's "
-                       "ATen calls and formulas would never be used: give it a dispatch: entry (e.g. "
-                       "CompositeExplicitAutograd) to use formulas"};
-  const std::vector<std::optional<std::string>> aliased = func.aliasedReturnNames();
-  for (std::size_t i = 0; i < func.returns.size(); ++i) {
-    const model::Return& r = func.returns[i];
-    if (r.annotation && !r.annotation->isWrite && aliased[i] && (func.returns.size() != 1 || !r.type.isBase(model::BaseTy::Tensor)))
-      return Failure{at, "view operators with several outputs or a list of views are not supported yet: only one "
-                         "Tensor(a) return"};
-  }
-  for (const auto& [key, value] : e.entries())
-    if (key.text() == "dispatch") return Failure{loc(key), "per-dispatch-key formulas (dispatch:) are not supported yet"};
-  return std::nullopt;
-}
-
 std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) {
   opName_.clear();
   if (!e.isMap())
@@ -756,7 +567,7 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
   if (auto failure = findFunction(nameNode, offset, found)) return failure;
   opName_ = found->func.name.str();
   if (library_)
-    if (auto failure = libraryEntryChecks(*found, e, nameNode)) return failure;
+    if (auto failure = derivatives::libraryEntryChecks(*found, ops_, e, path_)) return failure;
 
   outputDifferentiability_.reset();
   std::optional<std::vector<std::string>> conditions;

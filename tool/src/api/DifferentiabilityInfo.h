@@ -8,10 +8,10 @@
 // Formulas are rewritten with Python's re semantics of torchgen's IDENT_REGEX (pyIdentSub), so that a
 // formula means what it means to torchgen.
 //
-// An operator library's file (DerivativesOptions::library) is read with the same rules, against the
-// library's operators, plus the checks of what torchgen leaves to PyTorch's C++ compiler and reviewers
-// and a library must refuse at its line (see DerivativesOptions); libraryDerivatives() gives the
-// library's emitter its view of the result (model/Derivatives.h).
+// An operator library's file (DerivativesOptions::libraryNamespace) is read with the same rules,
+// against the library's operators, plus the checks of what torchgen leaves to PyTorch's C++ compiler
+// and reviewers and a library must refuse at its line (see DerivativesOptions); libraryDerivatives()
+// gives the library's emitter its view of the result (model/Derivatives.h).
 #pragma once
 
 #include <deque>
