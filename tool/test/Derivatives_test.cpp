@@ -368,6 +368,24 @@ TEST(Derivatives, EveryBrokenEntryReported) {
   EXPECT_EQ(r->diags.all()[1].str().substr(0, 21), "derivatives.yaml:5:9:");
 }
 
+// ATen's reading (opgen autograd) reports every broken entry too, with torchgen's messages; a library's
+// checks are not made (torchgen accepts a Tensor argument without formula).
+TEST(Derivatives, AtenReadingReportsEveryBrokenEntry) {
+  std::unique_ptr<Loaded> r = load("");
+  ASSERT_TRUE(r->ops);
+  support::Diagnostics diags;
+  const auto loaded = api::autograd::loadAtenDerivatives(
+      "derivatives.yaml", "- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grad + grads[1]\n"
+      "- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n"
+      "- name: frob(Tensor self) -> Tensor\n  self: grad\n", *r->ops, diags);
+  EXPECT_FALSE(loaded);
+  ASSERT_EQ(diags.all().size(), 2u) << diags.str();
+  EXPECT_EQ(diags.all()[0].str(), "derivatives.yaml:1:9: error: in 'minmax': Derivative definition of minmax in "
+                                  "derivatives.yaml illegally mixes use of 'grad' and 'grads'. Consider replacing "
+                                  "occurrences of 'grad' with 'grads[0]'");
+  EXPECT_EQ(diags.all()[1].str(), "derivatives.yaml:5:9: error: could not find ATen function for schema: frob(Tensor self) -> Tensor");
+}
+
 // auto_element_wise as torchgen expands it (Python's re.sub with IDENT_REGEX).
 TEST(Derivatives, AutoElementWiseAsTorchgenExpandsIt) {
   std::unique_ptr<Loaded> r = load("- name: sq(Tensor self) -> Tensor\n  self: 2 * grad * self\n  result: auto_element_wise\n");
