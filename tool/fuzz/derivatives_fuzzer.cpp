@@ -1,4 +1,4 @@
-// The derivatives.yaml reader of operator libraries (model/Derivatives), against the operators of
+// The derivatives.yaml reader (api/DifferentiabilityInfo.h) as operator libraries use it, against the operators of
 // test_projects/autograd (namespace diffops, with its tags.yaml), read once at start-up as `opgen
 // library` reads them.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "FuzzCheck.h"
-#include "model/Derivatives.h"
+#include "api/DifferentiabilityInfo.h"
 #include "model/Loader.h"
 
 namespace {
@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   opgen::support::Diagnostics diags;
-  const auto derivatives = opgen::model::loadDerivatives("derivatives.yaml", text, base(), "diffops", diags);
+  const auto derivatives = opgen::api::autograd::libraryDerivatives("derivatives.yaml", text, base(), "diffops", diags);
   opgen::fuzz::checkDiagnostics(diags, !derivatives);
   if (derivatives) {
     for (const opgen::model::Derivative& d : derivatives->entries()) {

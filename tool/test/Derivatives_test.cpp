@@ -1,13 +1,23 @@
-// derivatives.yaml of an operator library (model/Derivatives): what an entry means (formulas, saved
+// derivatives.yaml of an operator library (api/DifferentiabilityInfo.h's one reader, with the library's
+// options; libraryDerivatives' view of it, model/Derivatives.h): what an entry means (formulas, saved
 // values, node names, forward-mode expansion), and one test per class of broken input with its exact
 // "FILE:LINE:COL: error: ..." line.
 #include <gtest/gtest.h>
 
+#include "api/DifferentiabilityInfo.h"
 #include "model/Derivatives.h"
 #include "model/Loader.h"
 
 namespace opgen::model {
 namespace {
+
+using api::autograd::pyIdentSearch;
+using api::autograd::pyIdentSub;
+
+std::optional<Derivatives> loadDerivatives(const std::string& path, const std::string& content, const Operators& ops,
+                                           const std::string& ns, support::Diagnostics& diags) {
+  return api::autograd::libraryDerivatives(path, content, ops, ns, diags);
+}
 
 constexpr const char* kOps = R"(- func: lib::mul2(Tensor self, Tensor other, *, int power=1) -> Tensor
   dispatch:
@@ -80,7 +90,7 @@ TEST(Derivatives, FormulasSavedValuesAndNodeNames) {
   EXPECT_EQ(mul2.differentiableInputs, (std::vector<std::string>{"self", "other"}));
   EXPECT_EQ(mul2.savedInputs, (std::vector<std::string>{"self", "other", "power"}));
   EXPECT_TRUE(mul2.savedOutputs.empty());
-  EXPECT_EQ(mul2.backward[1].loc.str(), "derivatives.yaml:3:10");
+  EXPECT_EQ(mul2.loc.str(), "derivatives.yaml:1:9");
   const Derivative& inplace = r->derivatives->entries()[1];
   EXPECT_TRUE(inplace.isInplace());
   EXPECT_EQ(inplace.nodeName, "Mul2Backward1");  // torchgen numbers the nodes of one name
@@ -239,41 +249,47 @@ TEST(Derivatives, ViewOperators) {
                                       "a list of views are not supported yet: only one Tensor(a) return");
 }
 
+// torchgen's IDENT_REGEX with Python's re: a match consumes the non-word characters around the name, so
+// of two occurrences one character apart only the first is rewritten (as torchgen rewrites formulas).
 TEST(Derivatives, Identifiers) {
-  EXPECT_TRUE(usesIdentifier("grad * self.sgn()", "self"));
-  EXPECT_FALSE(usesIdentifier("grad_input_mask[0]", "grad"));
-  EXPECT_FALSE(usesIdentifier("myself", "self"));
-  EXPECT_EQ(replaceIdentifier("grad * grad_a + f(grad)", "grad", "g"), "g * grad_a + f(g)");
+  EXPECT_TRUE(pyIdentSearch("grad * self.sgn()", "self"));
+  EXPECT_FALSE(pyIdentSearch("grad_input_mask[0]", "grad"));
+  EXPECT_FALSE(pyIdentSearch("myself", "self"));
+  EXPECT_EQ(pyIdentSub("grad * grad_a + f(grad)", "grad", "g"), "g * grad_a + f(g)");
+  EXPECT_EQ(pyIdentSub("grad*grad + grad", "grad", "g"), "g*grad + g");
 }
 
 TEST(Derivatives, Errors) {
   EXPECT_EQ(errorOf("- name: lib::nope(Tensor self) -> Tensor\n  self: grad\n"),
-            "derivatives.yaml:1:9: error: no operator of the library has the schema 'nope(Tensor self) -> Tensor'");
+            "derivatives.yaml:1:9: error: could not find an operator of the library 'lib' for schema: nope(Tensor self) "
+            "-> Tensor");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self) -> Tensor\n  self: grad\n"),
-            "derivatives.yaml:1:9: error: no operator of the library has the schema 'mul2(Tensor self) -> Tensor' (the "
-            "library declares: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor; mul2_(Tensor(a!) self, Tensor "
-            "other) -> Tensor(a!); mul2.out(Tensor self, Tensor other, *, int power=1, Tensor(a!) out) -> Tensor(a!))");
+            "derivatives.yaml:1:9: error: could not find an operator of the library 'lib' for schema: mul2(Tensor self) "
+            "-> Tensor (available: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor)");
   EXPECT_EQ(errorOf("- name: other::split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n"),
             "derivatives.yaml:1:9: error: operator 'other::split2' is not in the library's namespace 'lib'");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  weight: grad_b\n"),
-            "derivatives.yaml:3:3: error: in 'split2': 'weight' is neither an argument nor a return of 'split2' "
-            "(returns: a, b)");
+            "derivatives.yaml:3:3: error: in 'split2': No matching output for forward derivative definition: 'weight' is "
+            "neither an argument nor a return of 'split2' (returns: a, b)");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n"),
             "derivatives.yaml:1:9: error: in 'mul2': tensor argument 'other' has no formula: give one, "
             "not_implemented(\"mul2\") or non_differentiable");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n"
                     "- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_b\n"),
-            "derivatives.yaml:3:3: error: in 'split2': duplicate entry (the first is at line 1)");
+            "derivatives.yaml:3:9: error: in 'split2': duplicate entry (the first is at line 1)");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_c\n"),
             "derivatives.yaml:2:9: error: in 'split2': the formula names an unknown variable 'grad_c' (the named "
             "gradients are: grad_a, grad_b)");
   EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grads[2]\n"),
-            "derivatives.yaml:2:9: error: in 'minmax': the formula uses grads[2], but 'minmax' returns only 2 output(s)");
+            "derivatives.yaml:2:9: error: in 'minmax': Out of bounds grads access: derivative formula for minmax used "
+            "grads[2], but the forward only returns 2 outputs.");
   EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grad + grads[1]\n"),
-            "derivatives.yaml:1:9: error: in 'minmax': the formulas mix 'grad' and 'grads': write grads[0] instead of grad");
+            "derivatives.yaml:1:9: error: in 'minmax': Derivative definition of minmax in derivatives.yaml illegally mixes "
+            "use of 'grad' and 'grads'. Consider replacing occurrences of 'grad' with 'grads[0]'");
   EXPECT_EQ(errorOf("- name: masked(Tensor self, Tensor? mask) -> Tensor\n  self: grad\n  result: self_t * self\n"),
-            "derivatives.yaml:3:11: error: in 'masked': the forward formula uses 'self', which is ambiguous: write "
-            "self_p for its value and self_t for its tangent");
+            "derivatives.yaml:3:11: error: in 'masked': The forward formula for masked is using the base name of the self "
+            "argument which is ambiguous. You should use self_p to access the primal value and self_t to access the "
+            "tangent.");
   EXPECT_EQ(errorOf("- name: masked(Tensor self, Tensor? mask) -> Tensor\n  self: grad\n  result: self_t * mask_t\n"),
             "derivatives.yaml:3:11: error: in 'masked': the forward formula names an unknown variable 'mask_t' ('mask' "
             "is not a differentiable input)");
@@ -288,13 +304,13 @@ TEST(Derivatives, Errors) {
             "derivatives.yaml:3:3: error: duplicate key 'self'");
   EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
                     "  result: auto_element_wise\n"),
-            "derivatives.yaml:4:11: error: in 'mul2_': auto_element_wise cannot be used for an in-place operator: write a "
-            "formula that modifies self_t in place (e.g. self_t.mul_(...))");
+            "derivatives.yaml:4:11: error: in 'mul2_': Cannot use auto_element_wise with mul2_ because it is an in-place "
+            "variant: write a formula that modifies self_t in place (e.g. self_t.mul_(...))");
   EXPECT_EQ(errorOf("- name: mul2_(Tensor(a!) self, Tensor other) -> Tensor(a!)\n  self: grad\n  other: grad\n"
                     "  result: self_t.mul_(other_p).add_(self_p * other_t)\n"),
-            "derivatives.yaml:4:11: error: in 'mul2_': the forward formula uses self_p, the value of 'self' that the "
-            "operator modifies in place, which would give wrong tangents: write result for its value after the call (or "
-            "original_self_p for the one before)");
+            "derivatives.yaml:1:9: error: in 'mul2_': The formula for \"mul2_\" is using the original value of self that "
+            "is being modified inplace. This would lead to wrong forward gradients. Please use \"result\" in the formula "
+            "only.");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad\n  other: grad\n"
                     "  result: original_self_p * self_t\n"),
             "derivatives.yaml:4:11: error: in 'mul2': the forward formula names 'original_self_p', which only the formulas "
@@ -313,7 +329,7 @@ TEST(Derivatives, Errors) {
             "derivatives.yaml:3:3: error: in 'split2': return 'a' is named twice");
   EXPECT_EQ(errorOf("- name: minmax(Tensor self) -> (Tensor, Tensor)\n  output_differentiability: [True, False]\n"
                     "  self: grad\n  result0: self_t\n  result1: self_t\n"),
-            "derivatives.yaml:5:3: error: in 'minmax': return 'result1' has a forward formula but is not differentiable "
+            "derivatives.yaml:5:12: error: in 'minmax': return 'result1' has a forward formula but is not differentiable "
             "(output_differentiability)");
   EXPECT_EQ(errorOf("- name: lib::mul2.out(Tensor self, Tensor other, *, int power=1, Tensor(a!) out) -> Tensor(a!)\n"
                     "  self: grad\n"),
@@ -323,7 +339,14 @@ TEST(Derivatives, Errors) {
                     "  result: auto_element_wise\n"),
             "derivatives.yaml:3:11: error: in 'stack2': auto_element_wise needs a tensor input, and 'tensors' is a tensor list");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  output_differentiability: [yes, 2]\n"),
-            "derivatives.yaml:3:35: error: in 'split2': output_differentiability: expected True or False, not an int");
+            "derivatives.yaml:3:35: error: in 'split2': output_differentiability: expected True, False or a condition, not "
+            "an int");
+  EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  output_differentiability: [\"c\"]\n"),
+            "derivatives.yaml:3:29: error: in 'split2': output_differentiability conditions are not supported for "
+            "operator libraries yet: give True or False per return");
+  EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  dispatch:\n    AutogradCPU:\n"
+                    "      self: grad\n"),
+            "derivatives.yaml:2:3: error: in 'mul2': per-dispatch-key formulas (dispatch:) are not supported yet");
   EXPECT_EQ(errorOf("- name: split2(Tensor self -> Tensor\n"),
             "derivatives.yaml:1:9: error: invalid function schema: expected 'NAME(ARGUMENTS) -> RETURNS'");
   EXPECT_EQ(errorOf("- name: twice(Tensor self) -> Tensor\n  self: 2 * grad\n"),
@@ -332,6 +355,53 @@ TEST(Derivatives, Errors) {
             "entry (e.g. CompositeExplicitAutograd) to use formulas");
   EXPECT_EQ(errorOf("name: x\n"),
             "derivatives.yaml:1:1: error: derivatives.yaml must be a list of '- name: SCHEMA' entries, not a mapping");
+}
+
+// Every entry is read (each stops at its first problem), so that one build reports every broken entry.
+TEST(Derivatives, EveryBrokenEntryReported) {
+  std::unique_ptr<Loaded> r = load("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_c\n"
+                                   "- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grad\n"
+                                   "- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n");
+  EXPECT_FALSE(r->derivatives);
+  ASSERT_EQ(r->diags.all().size(), 2u) << r->diags.str();
+  EXPECT_EQ(r->diags.all()[0].str().substr(0, 21), "derivatives.yaml:2:9:");
+  EXPECT_EQ(r->diags.all()[1].str().substr(0, 21), "derivatives.yaml:5:9:");
+}
+
+// ATen's reading (opgen autograd) reports every broken entry too, with torchgen's messages; a library's
+// checks are not made (torchgen accepts a Tensor argument without formula).
+TEST(Derivatives, AtenReadingReportsEveryBrokenEntry) {
+  std::unique_ptr<Loaded> r = load("");
+  ASSERT_TRUE(r->ops);
+  support::Diagnostics diags;
+  const auto loaded = api::autograd::loadAtenDerivatives(
+      "derivatives.yaml", "- name: minmax(Tensor self) -> (Tensor, Tensor)\n  self: grad + grads[1]\n"
+      "- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n"
+      "- name: frob(Tensor self) -> Tensor\n  self: grad\n", *r->ops, diags);
+  EXPECT_FALSE(loaded);
+  ASSERT_EQ(diags.all().size(), 2u) << diags.str();
+  EXPECT_EQ(diags.all()[0].str(), "derivatives.yaml:1:9: error: in 'minmax': Derivative definition of minmax in "
+                                  "derivatives.yaml illegally mixes use of 'grad' and 'grads'. Consider replacing "
+                                  "occurrences of 'grad' with 'grads[0]'");
+  EXPECT_EQ(diags.all()[1].str(), "derivatives.yaml:5:9: error: could not find ATen function for schema: frob(Tensor self) -> Tensor");
+}
+
+// auto_element_wise as torchgen expands it (Python's re.sub with IDENT_REGEX).
+TEST(Derivatives, AutoElementWiseAsTorchgenExpandsIt) {
+  std::unique_ptr<Loaded> r = load("- name: sq(Tensor self) -> Tensor\n  self: 2 * grad * self\n  result: auto_element_wise\n");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  const Derivative& sq = r->derivatives->entries()[0];
+  EXPECT_EQ(sq.forward[0].formula, "(2 * self_t.conj() * self_p).conj()");
+  ASSERT_EQ(sq.inplaceVariants.size(), 1u);  // sq_: the functional formula rewritten (torchgen's copy_)
+  EXPECT_EQ(sq.inplaceVariants[0].forward[0].formula,
+            "self_t_raw.defined() ? self_t_raw.copy_((2 * original_self_t.conj() * original_self_p).conj()) : "
+            "(2 * original_self_t.conj() * original_self_p).conj()");
+  EXPECT_EQ(sq.inplaceVariants[0].forward[0].tangentInputs, std::vector<std::string>{"self"});  // original_self_t
+  // Of two occurrences one character apart, torchgen replaces the first: the second would not compile.
+  EXPECT_EQ(errorOf("- name: sq(Tensor self) -> Tensor\n  self: grad*grad\n  result: auto_element_wise\n"),
+            "derivatives.yaml:3:11: error: in 'sq': the forward formula names 'grad', which only backward formulas have "
+            "(auto_element_wise replaces it as torchgen does, not where it directly follows another one: write grad * "
+            "grad, not grad*grad)");
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "api/Cpp.h"
+#include "api/DerivativesLibraryChecks.h"
 #include "api/Signatures.h"
-#include "model/Derivatives.h"
 #include "support/Strings.h"
 #include "support/Yaml.h"
 
@@ -20,6 +20,8 @@ using model::NativeFunction;
 using model::SchemaKind;
 using support::SourceLoc;
 using support::YamlNode;
+using derivatives::Failure;
+using derivatives::isTensorListBinding;
 
 // Python's \w on the ASCII formulas of derivatives.yaml (bytes of other characters count as letters).
 bool isWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80; }
@@ -110,12 +112,6 @@ bool contains(const std::vector<std::string>& xs, std::string_view x) { return s
 
 std::string nameOf(const NamedCType& n) { return n.name.isSpecial() ? "possibly_redundant_memory_format" : n.name.name; }
 
-// A problem that stops the load (torchgen raises), with where it is.
-struct Failure {
-  SourceLoc loc;
-  std::string message;
-};
-
 // torchgen's saved_variables' rewrites: an expression of a value that the node can compute when it is
 // made, saved instead of the value.
 struct Replacement {
@@ -193,25 +189,32 @@ std::size_t matchReplacement(const Replacement& r, std::string_view text, std::s
 
 class Loader {
  public:
-  Loader(const std::string& path, const model::Operators& ops) : path_(path), ops_(ops) {}
-  std::optional<Failure> load(const YamlNode& doc, LoadedDerivatives& out);
+  Loader(const std::string& path, const model::Operators& ops, const DerivativesOptions& options)
+      : path_(path), ops_(ops), library_(options.libraryNamespace) {}
+  // false after reporting every entry's first problem.
+  bool load(const YamlNode& doc, LoadedDerivatives& out, support::Diagnostics& diags);
 
  private:
   SourceLoc loc(const YamlNode& n) const { return support::locOf(n, path_); }
   std::optional<Failure> entry(const YamlNode& e, LoadedDerivatives& out);
+  std::optional<Failure> findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found);
   std::optional<Failure> setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at, DifferentiabilityInfo& info);
   std::optional<Failure> savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
                                         const std::vector<std::string>& varNames, std::vector<SavedAttribute>& saved,
                                         const SourceLoc& at);
   std::optional<Failure> postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
-                                            const std::vector<std::string>& allArgNames, const SourceLoc& at);
+                                            const std::vector<std::string>& allArgNames);
   std::optional<Failure> checkGradUsage(const DifferentiabilityInfo& info, const SourceLoc& at);
   std::vector<Binding> cppArguments(const NativeFunction& f);
 
   const std::string& path_;
   const model::Operators& ops_;
+  const std::optional<std::string>& library_;
   std::string defnName_, specification_;
+  std::string opName_;  // the entry's operator once found ("in 'OP': ..." of its messages)
   std::optional<std::vector<bool>> outputDifferentiability_;
+  std::vector<std::string> formulaReturns_;  // the returns as formulas name them ("result" for self)
+  std::vector<SourceLoc> forwardLocs_;       // of the forward formulas, as info.forwardDerivatives
   std::unordered_map<std::string, const NativeFunction*> bySchema_;
   // The functions by base name: those of a signature are among those of its base name (a signature keeps
   // the base name), so that only an entry's candidates get their signature computed.
@@ -220,7 +223,9 @@ class Loader {
   std::map<std::string, std::size_t> entryIndex_;  // canonical schema -> entries index
 };
 
+// The arguments as formulas name them: ATen's C++ API (torchgen's), a library's dispatcher names.
 std::vector<Binding> Loader::cppArguments(const NativeFunction& f) {
+  if (library_) return DispatcherSignature::fromSchema(f.func, Options::of(f)).arguments();
   const CppSignatureGroup g = CppSignatureGroup::fromNativeFunction(f, {.method = false, .fallbackBinding = false},
                                                                     Options::of(f));
   return g.symintSignature() ? g.symintSignature()->arguments() : g.signature().arguments();
@@ -278,14 +283,14 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
 }
 
 std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, DifferentiabilityInfo& info,
-                                                  const std::vector<std::string>& allArgNames, const SourceLoc& at) {
+                                                  const std::vector<std::string>& allArgNames) {
   const bool foreach = f.func.name.name.base.starts_with("_foreach_");
+  SourceLoc at;
   const auto requiredInputs = [&](const std::string& formula, const std::string& postfix,
                                   std::vector<std::string>& out) -> std::optional<Failure> {
     out.clear();
     for (const Binding& arg : info.argsWithDerivatives) {
-      const std::string type = arg.type();
-      if ((type == "at::TensorList" || type == "const at::ITensorListRef &") && !foreach) continue;
+      if (isTensorListBinding(arg) && !foreach) continue;
       if (pyIdentSearch(formula, arg.name))
         return Failure{at, "The forward formula for " + defnName_ + " is using the base name of the " + arg.name +
                                " argument which is ambiguous. You should use " + arg.name + "_p to access the primal "
@@ -294,12 +299,15 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
     }
     return std::nullopt;
   };
-  for (ForwardDerivative& defn : info.forwardDerivatives) {
+  for (std::size_t k = 0; k < info.forwardDerivatives.size(); ++k) {
+    ForwardDerivative& defn = info.forwardDerivatives[k];
+    at = forwardLocs_[k];
     std::string formula = defn.formula;
     if (auto failure = requiredInputs(formula, "_t", defn.requiredInputsFwGrad)) return failure;
     if (formula == "auto_element_wise") {
       if (f.func.kind() == SchemaKind::Inplace)
-        return Failure{at, "Cannot use auto_element_wise with " + f.func.name.str() + " because it is an in-place variant"};
+        return Failure{at, "Cannot use auto_element_wise with " + f.func.name.str() + " because it is an in-place variant: "
+                           "write a formula that modifies self_t in place (e.g. self_t.mul_(...))"};
       if (info.argsWithDerivatives.size() != 1 || info.forwardDerivatives.size() > 1 ||
           info.forwardDerivatives[0].varNames.size() > 1)
         return Failure{at, "Derivative definition of " + defnName_ + " in derivatives.yaml defines the forward definition "
@@ -310,6 +318,8 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
                            "of gradient as element_wise but it does not defines the gradient formula for its argument "
                            "which is required."};
       const std::string& input = info.argsWithDerivatives[0].name;
+      if (library_ && isTensorListBinding(info.argsWithDerivatives[0]))
+        return Failure{at, "auto_element_wise needs a tensor input, and '" + input + "' is a tensor list"};
       std::string fw = pyIdentSub(info.derivatives[0].originalFormula, "grad", input + "_t.conj()");
       for (const Binding& arg : info.argsWithDerivatives) fw = pyIdentSub(fw, arg.name, arg.name + "_p");
       formula = "(" + fw + ").conj()";
@@ -325,7 +335,10 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
       std::vector<std::string> newArgs;
       for (const std::string& n : allArgNames) newArgs.push_back(contains(diffArgNames, n) ? n + "_t" : n);
       const std::string name = f.func.hasSymInt() ? defnName_ + "_symint" : defnName_;
-      if (f.hasVariant(model::Variant::Function)) {
+      if (library_) {
+        // The library's operator itself (for an in-place one, applied to self_t: modified in place).
+        formula = *library_ + "::_ops::" + f.func.name.unambiguousName() + "::call(" + support::join(newArgs, ", ") + ")";
+      } else if (f.hasVariant(model::Variant::Function)) {
         formula = "at::" + name + "(" + support::join(newArgs, ", ") + ")";
       } else {
         if (!f.hasVariant(model::Variant::Method))
@@ -337,6 +350,8 @@ std::optional<Failure> Loader::postprocessForward(const NativeFunction& f, Diffe
     }
     if (auto failure = requiredInputs(formula, "_p", defn.requiredInputsPrimal)) return failure;
     defn.formula = formula;
+    if (library_)
+      if (auto failure = derivatives::libraryForwardChecks(f, info, defn, allArgNames, at)) return failure;
   }
   return std::nullopt;
 }
@@ -381,9 +396,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
   const std::vector<model::Return>& returns = f.func.returns;
   std::vector<NamedCType> namedReturns;
   const std::vector<std::string> returnNames = cpp::returnNames(f);
-  for (std::size_t i = 0; i < returns.size(); ++i)
-    namedReturns.push_back({returnNames[i] == "self" ? std::string("result") : returnNames[i],
-                            cpp::returnType(returns[i], options).removeConstRef()});
+  formulaReturns_.clear();
+  for (std::size_t i = 0; i < returns.size(); ++i) {
+    formulaReturns_.push_back(returnNames[i] == "self" ? std::string("result") : returnNames[i]);
+    namedReturns.push_back({formulaReturns_.back(), cpp::returnType(returns[i], options).removeConstRef()});
+  }
   const std::vector<bool> differentiability = outputDifferentiability_ && !outputDifferentiability_->empty()
                                                   ? *outputDifferentiability_
                                                   : std::vector<bool>(returns.size(), true);
@@ -396,6 +413,7 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
   for (const auto& [key, value] : defn.entries()) keys.emplace_back(&key, &value);
   std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first->text() < b.first->text(); });
   std::set<std::string> withDerivatives;
+  forwardLocs_.clear();
   for (const auto& [key, value] : keys) {
     const SourceLoc where = loc(*value);
     if (!value->isScalar() || support::scalarKind(*value) != support::ScalarKind::String)
@@ -408,6 +426,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         if (contains(allArgNames, n) && r.name == n)
           return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
                                         "', expected '" + n + "' to not be both an input arg and named return."};
+    const bool nonDifferentiable = lower(pyStrip(formula)) == "non_differentiable";
+    if (library_)
+      if (auto failure = derivatives::libraryKeyChecks(f, loc(*key), names, nonDifferentiable, allArgNames,
+                                                       formulaReturns_, info, withDerivatives))
+        return failure;
     if (!contains(allArgNames, names.front())) {  // a forward derivative
       ForwardDerivative fw{formula, names, {}, {}, {}, true, true};
       bool typed = false;
@@ -435,11 +458,12 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
           }
         }
       }
-      if (!typed) return Failure{loc(*key), "No matching output for forward derivative definition"};
+      if (!typed) return derivatives::noMatchingOutput(f, loc(*key), formulaReturns_, names.front());
       info.forwardDerivatives.push_back(std::move(fw));
+      forwardLocs_.push_back(where);
       continue;
     }
-    if (lower(pyStrip(formula)) == "non_differentiable") {
+    if (nonDifferentiable) {
       for (const std::string& n : names) info.nonDifferentiableArgNames.push_back(n);
       continue;
     }
@@ -453,6 +477,8 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         return Failure{where, "Out of bounds grads access: derivative formula for " + cpp::name(f.func) + " used grads[" +
                                   std::to_string(i) + "], but the forward only returns " + std::to_string(returns.size()) +
                                   " outputs."};
+    if (library_)
+      if (auto failure = derivatives::libraryUnknownGradients(formula, info, where)) return failure;
     info.derivatives.push_back(std::move(d));
     withDerivatives.insert(names.begin(), names.end());
   }
@@ -462,7 +488,11 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
                               "differentiable variables: {'" + n + "'}"};
   for (const Binding& b : args)
     if (withDerivatives.count(b.name)) info.argsWithDerivatives.push_back(b);
-  if (auto failure = postprocessForward(f, info, allArgNames, loc(at))) return failure;
+  if (library_)
+    if (auto failure = derivatives::libraryCoverage(f, info, loc(at))) return failure;
+  if (auto failure = postprocessForward(f, info, allArgNames)) return failure;
+  if (library_)
+    if (auto failure = derivatives::libraryForwardOutputs(info, formulaReturns_, forwardLocs_, loc(at))) return failure;
   return checkGradUsage(info, loc(at));
 }
 
@@ -486,19 +516,58 @@ void dedupInto(std::vector<SavedAttribute>& out, const std::vector<SavedAttribut
     if (seen.insert(v.name()).second) out.push_back(v);
 }
 
+// The function an entry's name (specification_, a library's namespace removed: `offset` characters) is
+// for: by its text, as torchgen finds it, or else by the schema it spells. Sets defnName_.
+std::optional<Failure> Loader::findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found) {
+  const SourceLoc at = loc(nameNode);
+  const std::optional<std::string> defnName = splitName(specification_);
+  if (const auto it = bySchema_.find(specification_); it != bySchema_.end() && defnName) {
+    found = it->second;
+    defnName_ = *defnName;
+    return std::nullopt;
+  }
+  const support::Expected<model::FunctionSchema> schema = model::FunctionSchema::parse(specification_);
+  if (!schema) return Failure{at.shifted(offset + std::max(schema.error().offset, 0)), schema.error().message};
+  defnName_ = defnName ? *defnName : schema->name.name.str();
+  if (const auto it = bySchema_.find(schema->str()); it != bySchema_.end()) {
+    found = it->second;
+    return std::nullopt;
+  }
+  std::vector<std::string> available;
+  for (const NativeFunction* f : ops_.functions())
+    if (cpp::name(f->func) == defnName_) available.push_back(f->func.str());
+  const std::string owner = library_ ? "an operator of the library '" + *library_ + "'" : "ATen function";
+  return Failure{at, "could not find " + owner + " for schema: " + specification_ +
+                         (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
+}
+
 std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) {
-  if (!e.isMap()) return Failure{loc(e), "a derivatives.yaml entry must be a mapping, not " + support::describeNode(e)};
+  opName_.clear();
+  if (!e.isMap())
+    return Failure{loc(e), "a derivatives.yaml entry must be a mapping with a 'name' key, not " + support::describeNode(e)};
   std::set<std::string> seenKeys;
   for (const auto& [key, value] : e.entries())
-    if (!seenKeys.insert(key.text()).second)
-      return Failure{loc(key), "Found a duplicate key in the yaml. key=" + key.text()};
+    if (!seenKeys.insert(key.text()).second) return Failure{loc(key), "duplicate key '" + key.text() + "'"};
   const YamlNode& nameNode = e["name"];
   if (!nameNode.isScalar()) return Failure{loc(e), "the entry has no 'name: SCHEMA'"};
   specification_ = nameNode.text();
   const SourceLoc at = loc(nameNode);
-  const std::optional<std::string> defnName = splitName(specification_);
-  if (!defnName) return Failure{at, "Unsupported function schema: " + specification_};
-  defnName_ = *defnName;
+  int offset = 0;  // of the schema in the name (after a library's namespace)
+  if (library_) {
+    const std::size_t paren = specification_.find('('), colons = specification_.find("::");
+    if (colons != std::string::npos && colons < paren) {
+      if (specification_.compare(0, colons, *library_) != 0 || colons != library_->size())
+        return Failure{at, "operator '" + specification_.substr(0, paren) + "' is not in the library's namespace '" +
+                               *library_ + "'"};
+      offset = static_cast<int>(colons + 2);
+      specification_.erase(0, colons + 2);
+    }
+  }
+  const NativeFunction* found = nullptr;
+  if (auto failure = findFunction(nameNode, offset, found)) return failure;
+  opName_ = found->func.name.str();
+  if (library_)
+    if (auto failure = derivatives::libraryEntryChecks(*found, ops_, e, path_)) return failure;
 
   outputDifferentiability_.reset();
   std::optional<std::vector<std::string>> conditions;
@@ -517,6 +586,9 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
         return Failure{loc(od), "Not supported: for " + specification_ + ",output_differentiability must either be "
                                 "list[bool] or a list[str] where each str is a condition. In the case where it is a "
                                 "condition, we only support single-output functions. Please file us an issue. "};
+      if (library_)
+        return Failure{loc(od), "output_differentiability conditions are not supported for operator libraries yet: "
+                                "give True or False per return"};
       conditions = strings;
       outputDifferentiability_ = std::vector<bool>{true};
     } else if (!bools.empty()) {
@@ -524,19 +596,14 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     } else {
       outputDifferentiability_ = std::vector<bool>();  // an empty list: every output differentiable
     }
+    if (library_ && od.size() > found->func.returns.size())
+      return Failure{loc(od), "output_differentiability must be a list of at most " +
+                                  std::to_string(found->func.returns.size()) + " bools (one per return)"};
   }
 
-  const auto found = bySchema_.find(specification_);
-  if (found == bySchema_.end()) {
-    std::vector<std::string> available;
-    for (const NativeFunction* f : ops_.functions())
-      if (cpp::name(f->func) == defnName_) available.push_back(f->func.str());
-    return Failure{at, "could not find ATen function for schema: " + specification_ +
-                           (available.empty() ? std::string() : " (available: " + support::join(available, "; ") + ")")};
-  }
-  const std::string signature = found->second->func.signature().str();
+  const std::string signature = found->func.signature().str();
   std::vector<const NativeFunction*> functions;
-  for (const NativeFunction* g : byBase_.at(found->second->func.name.name.base))
+  for (const NativeFunction* g : byBase_.at(found->func.name.name.base))
     if (g->func.signature().str() == signature) functions.push_back(g);
   const NativeFunction* canonical = nullptr;
   for (const NativeFunction* f : functions)
@@ -549,14 +616,11 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
       return Failure{at, "Expected inplace function name '" + defnName_ + "_', got '" + cpp::name(functions[0]->func) + "'"};
     canonical = functions[0];
   }
-  for (const Binding& b : cppArguments(*canonical)) {
-    if (b.name == "grad_input_mask")
-      return Failure{at, "Schema for " + defnName_ + " has an argument named grad_input_mask, but this name would be "
-                         "shadowed by our codegen. Please use a different name in native_functions.yaml."};
-    if (b.name == "result")
-      return Failure{at, "Schema for " + defnName_ + " has an argument named result, but this is only allowed for "
-                         "outputs.Please use a different name in native_functions.yaml."};
-  }
+  for (const Binding& b : cppArguments(*canonical))
+    if (b.name == "grad_input_mask" || b.name == "result")
+      return Failure{at, "an argument is named '" + b.name + "', a name formulas reserve (" +
+                             (b.name == "result" ? "for the output" : "the generated code would shadow it") +
+                             "): rename it in the schema"};
 
   // Without dispatch:, the formulas are the entry's other keys, for the key Default.
   std::vector<std::pair<std::string, const YamlNode*>> perKey;
@@ -603,6 +667,9 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
   }
   const std::string schema = canonical->func.str();
   if (const auto it = entryIndex_.find(schema); it != entryIndex_.end()) {
+    if (library_)
+      return Failure{at, "duplicate entry (the first is at line " +
+                             std::to_string(out.entries[it->second].byKey.front().second.loc.line) + ")"};
     out.entries[it->second] = std::move(result);  // torchgen's dict: the later entry wins, in the first's place
   } else {
     entryIndex_[schema] = out.entries.size();
@@ -649,7 +716,7 @@ void addViewCopyDerivatives(LoadedDerivatives& out, const model::Operators& ops,
   }
 }
 
-std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out) {
+bool Loader::load(const YamlNode& doc, LoadedDerivatives& out, support::Diagnostics& diags) {
   for (const model::FunctionOrViewGroup& item : ops_.groupedByView()) {
     std::vector<const NativeFunction*> fs;
     if (const auto* f = std::get_if<const NativeFunction*>(&item)) fs = {*f};
@@ -659,11 +726,18 @@ std::optional<Failure> Loader::load(const YamlNode& doc, LoadedDerivatives& out)
       bySchema_.emplace(f->func.str(), f);
     }
   }
-  if (!doc.isSequence()) return Failure{loc(doc), "derivatives.yaml must be a list of entries, not " + support::describeNode(doc)};
+  if (!doc.isSequence()) {
+    diags.error(loc(doc), "derivatives.yaml must be a list of '- name: SCHEMA' entries, not " + support::describeNode(doc));
+    return false;
+  }
+  bool ok = true;
   for (const YamlNode& e : doc.items())
-    if (auto failure = entry(e, out)) return failure;
-  addViewCopyDerivatives(out, ops_, entryIndex_);
-  return std::nullopt;
+    if (std::optional<Failure> failure = entry(e, out)) {
+      diags.error(failure->loc, opName_.empty() ? failure->message : support::aboutOperator(opName_, failure->message));
+      ok = false;
+    }
+  if (ok) addViewCopyDerivatives(out, ops_, entryIndex_);
+  return ok;
 }
 
 }  // namespace
@@ -691,11 +765,14 @@ std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, st
 
 std::optional<LoadedDerivatives> loadAtenDerivatives(const std::string& path, const support::YamlNode& doc,
                                                      const model::Operators& ops, support::Diagnostics& diags) {
+  return loadDerivatives(path, doc, ops, DerivativesOptions{}, diags);
+}
+
+std::optional<LoadedDerivatives> loadDerivatives(const std::string& path, const support::YamlNode& doc,
+                                                 const model::Operators& ops, const DerivativesOptions& options,
+                                                 support::Diagnostics& diags) {
   LoadedDerivatives out;
-  if (std::optional<Failure> failure = Loader(path, ops).load(doc, out)) {
-    diags.error(failure->loc, failure->message);
-    return std::nullopt;
-  }
+  if (!Loader(path, ops, options).load(doc, out, diags)) return std::nullopt;
   return out;
 }
 

@@ -340,7 +340,7 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
       std::vector<ForwardDerivative> fws = info->forwardDerivatives;
       if (!fws.empty() && f->func.kind() == SchemaKind::Inplace)
         if (std::optional<std::string> problem = inplaceForward(*f, *info, exact, fws)) {
-          model::reportError(diags, *f, *problem);
+          diags.error(info->loc, support::aboutOperator(f->func.name.str(), *problem));  // (the formula's problem)
           return std::nullopt;
         }
       fi.fwDerivatives.emplace_back(key, std::move(fws));

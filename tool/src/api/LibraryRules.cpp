@@ -383,8 +383,9 @@ std::map<const model::NativeFunction*, std::vector<SignatureProblem>> signatureP
       for (const SignatureProblem& p : list)
         if (p.argument) reported.emplace(f->rootName(), p.argument->name);
   for (auto& [f, list] : problems) {
+    const std::string root = f->rootName();  // (clang 14, the fuzzers' compiler, captures no structured binding)
     if (f->generated())
-      std::erase_if(list, [&](const SignatureProblem& p) { return p.argument && reported.count({f->rootName(), p.argument->name}); });
+      std::erase_if(list, [&](const SignatureProblem& p) { return p.argument && reported.count({root, p.argument->name}); });
     const auto group = structuredGroup.find(f);
     if (group == structuredGroup.end() || group->second->out == f) continue;
     const std::vector<SignatureProblem>& atOut = problems.at(group->second->out);

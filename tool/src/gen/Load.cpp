@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "api/DifferentiabilityInfo.h"
 #include "support/OutputSink.h"
 
 namespace opgen::gen {
@@ -34,7 +35,7 @@ std::optional<model::Derivatives> loadDerivatives(const std::string& path, const
   support::InputFiles inputs(diags);
   auto text = inputs.read(path);
   if (!text) return std::nullopt;
-  return model::loadDerivatives(path, *text, ops, ns, diags);
+  return api::autograd::libraryDerivatives(path, *text, ops, ns, diags);
 }
 
 }  // namespace opgen::gen

@@ -25,7 +25,8 @@ struct ModelFiles {
 std::optional<model::Operators> loadModel(const ModelFiles& files, const model::LoadOptions& options,
                                           support::Diagnostics& diags);
 
-// Reads a library's derivatives.yaml against its operators; nullopt (with diagnostics) on any error.
+// Reads a library's derivatives.yaml against its operators (api/DifferentiabilityInfo.h's one reader);
+// nullopt (with diagnostics) on any error.
 std::optional<model::Derivatives> loadDerivatives(const std::string& path, const model::Operators& ops,
                                                   const std::string& ns, support::Diagnostics& diags);
 

@@ -1,7 +1,8 @@
-// derivatives.yaml for an operator library: the backward (and forward-mode) formulas of the
-// library's operators, in torchgen's format and with torchgen's meaning (load_derivatives.py), read
-// against the operators the library declares. Immutable once loaded; every problem is reported as
-// "derivatives.yaml:LINE:COL: error: ..." at the entry, key or formula it is about.
+// derivatives.yaml of an operator library as the library's emitter (dest/library/Autograd) sees it:
+// the backward (and forward-mode) formulas of the library's operators, in torchgen's format and with
+// torchgen's meaning. The file is read, checked and matched with the operators by the one reader of
+// derivatives.yaml, ATen's and libraries' (api/DifferentiabilityInfo.h, libraryDerivatives()); this is
+// the data it hands the library's emitter. Immutable once made.
 //
 //   - name: myops::scale_add(Tensor self, Tensor other, *, float alpha=1) -> Tensor   (namespace optional)
 //     self: grad
@@ -32,7 +33,6 @@ namespace opgen::model {
 struct BackwardFormula {
   std::vector<std::string> inputs;  // argument names, as written
   std::string formula;              // as written
-  support::SourceLoc loc;           // of the formula
 };
 
 // A forward-mode formula: the tangent of one output, or a tuple of the tangents of several
@@ -49,7 +49,6 @@ struct ForwardFormula {
   std::vector<std::string> primalInputs;       // arguments whose primal it uses, schema order
   std::vector<std::string> listInputs;         // Tensor[] inputs it names as themselves, schema order
   bool usesOriginalSelf = false;               // original_self_p or original_self_t (in-place operators)
-  support::SourceLoc loc;
 };
 
 // An in-place overload without an entry of its own, which takes its autograd from its functional
@@ -62,7 +61,7 @@ struct InplaceVariant {
 
 struct Derivative {
   const NativeFunction* function = nullptr;
-  support::SourceLoc loc;                       // of the entry
+  support::SourceLoc loc;                       // of the entry's name
   std::string nodeName;                         // the graph node class and grad_fn's name: "ScaleAddBackward0"
   std::vector<BackwardFormula> backward;        // in the order of the file
   std::vector<ForwardFormula> forward;
@@ -105,20 +104,9 @@ class Derivatives {
   std::vector<Derivative> entries_;
 };
 
-// Reads derivatives.yaml (`path` is for messages) for the library of namespace `ns` whose operators
-// are `ops`. nullopt when any error was reported.
-std::optional<Derivatives> loadDerivatives(const std::string& path, std::string_view content, const Operators& ops,
-                                           const std::string& ns, support::Diagnostics& diags);
-
 // The graph node classes' name prefix of an operator (torchgen's create_op_prefix, for ATen's
 // derivatives.yaml and libraries' alike): "scale_add" -> "ScaleAddBackward" (a node is named
 // PREFIX + a counter per prefix, "ScaleAddBackward0").
 std::string nodeNamePrefix(std::string_view name);
-
-// Whether `name` occurs in `text` as a whole identifier (torchgen's IDENT_REGEX: not preceded or
-// followed by a letter, digit or underscore).
-bool usesIdentifier(std::string_view text, std::string_view name);
-// `text` with every whole-identifier occurrence of `name` replaced by `by`.
-std::string replaceIdentifier(std::string_view text, std::string_view name, std::string_view by);
 
 }  // namespace opgen::model

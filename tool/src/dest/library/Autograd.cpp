@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "api/Autograd.h"
+#include "api/DifferentiabilityInfo.h"
 #include "api/Signatures.h"
 #include "dest/library/Library.h"
 #include "support/CodeText.h"
@@ -321,11 +322,11 @@ std::string nodeCode(const Entry& e) {
     if (!d.outputDifferentiability[i]) continue;
     const std::optional<std::string>& name = d.function->func.returns[i].name;
     const bool usedAsGrad = k == 0 && std::any_of(d.backward.begin(), d.backward.end(), [](const model::BackwardFormula& b) {
-                              return model::usesIdentifier(b.formula, "grad");
+                              return api::autograd::pyIdentSearch(b.formula, "grad");
                             });
     if (usedAsGrad) grads.push_back("const auto& grad = grads[0];");
     if (name && std::any_of(d.backward.begin(), d.backward.end(), [&](const model::BackwardFormula& b) {
-          return model::usesIdentifier(b.formula, "grad_" + *name);
+          return api::autograd::pyIdentSearch(b.formula, "grad_" + *name);
         }))
       grads.push_back("const auto& grad_" + *name + " = grads[" + std::to_string(k) + "];");
     ++k;
@@ -337,7 +338,7 @@ std::string nodeCode(const Entry& e) {
       slots.push_back(slotOf(e, static_cast<std::size_t>(std::find(d.differentiableInputs.begin(), d.differentiableInputs.end(), input) -
                                                          d.differentiableInputs.begin())));
     const std::string any = support::joinMapped(slots, " || ", [](const GradSlot& s) { return s.needed; });
-    const std::string mask = model::usesIdentifier(b.formula, "grad_input_mask") ? maskLine(slots) : "";
+    const std::string mask = api::autograd::pyIdentSearch(b.formula, "grad_input_mask") ? maskLine(slots) : "";
     if (slots.size() == 1) {
       // torchgen's rule: without any gradient, the gradient of a tensor (or optional tensor) is
       // undefined (not_implemented still fails; a list's formula handles it).
@@ -409,14 +410,14 @@ std::string forwardCode(const Entry& e) {
     // (self_t_raw), and self_t is a copy when grad mode may record the formula.
     if (e.reusesFunctional) tangents.push_back("auto " + self + "_t_raw = " + self + "._fw_grad(/*level=*/0);");
     for (const std::string& n : fw.tangentInputs) {
-      if (!model::usesIdentifier(fw.formula, n + "_t")) continue;  // renamed original_self_t by the reuse
+      if (!api::autograd::pyIdentSearch(fw.formula, n + "_t")) continue;  // renamed original_self_t by the reuse
       tangents.push_back("auto " + n + "_t = opgen_tangent(" + asTensor(e, n) + ");");
       if (e.reusesFunctional && n == self && !fw.usesOriginalSelf)
         tangents.push_back(n + "_t = at::GradMode::is_enabled() ? " + n + "_t.clone() : " + n + "_t;");
     }
     for (const std::string& n : fw.primalInputs) primals.push_back("auto " + n + "_p = opgen_primal(" + asTensor(e, n) + ");");
-    if (model::usesIdentifier(fw.formula, "original_self_t")) tangents.push_back("auto original_self_t = opgen_tangent(original_self);");
-    if (model::usesIdentifier(fw.formula, "original_self_p")) primals.push_back("auto original_self_p = opgen_primal(original_self);");
+    if (api::autograd::pyIdentSearch(fw.formula, "original_self_t")) tangents.push_back("auto original_self_t = opgen_tangent(original_self);");
+    if (api::autograd::pyIdentSearch(fw.formula, "original_self_p")) primals.push_back("auto original_self_p = opgen_primal(original_self);");
     for (std::size_t i = 0; i < fw.outputs.size(); ++i)
       sets.push_back(support::fillSnippet(
           kSetTangent, {{"output", e.inplace() ? self : fw.outputs[i]},

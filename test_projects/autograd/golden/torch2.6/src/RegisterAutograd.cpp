@@ -141,14 +141,14 @@ torch::autograd::variable_list MulAddBackward0::apply(torch::autograd::variable_
   const auto& grad = grads[0];
   const bool any_grad_defined = opgen_any_defined(grads);
   torch::autograd::variable_list grad_inputs(3);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = any_grad_defined ? (grad * other) : at::Tensor();
+  if (should_compute_output(2)) {
+    grad_inputs[2] = any_grad_defined ? (grad) : at::Tensor();
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = any_grad_defined ? (grad * self) : at::Tensor();
   }
-  if (should_compute_output(2)) {
-    grad_inputs[2] = any_grad_defined ? (grad) : at::Tensor();
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad * other) : at::Tensor();
   }
   return grad_inputs;
 }
@@ -280,11 +280,11 @@ torch::autograd::variable_list MulByBackward0::apply(torch::autograd::variable_l
   const auto& grad = grads[0];
   const bool any_grad_defined = opgen_any_defined(grads);
   torch::autograd::variable_list grad_inputs(2);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = any_grad_defined ? (grad * other) : at::Tensor();
-  }
   if (should_compute_output(1)) {
     grad_inputs[1] = any_grad_defined ? (grad * self) : at::Tensor();
+  }
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad * other) : at::Tensor();
   }
   return grad_inputs;
 }
@@ -386,11 +386,11 @@ torch::autograd::variable_list LerpByBackward0::apply(torch::autograd::variable_
   const auto& grad = grads[0];
   const bool any_grad_defined = opgen_any_defined(grads);
   torch::autograd::variable_list grad_inputs(2);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = any_grad_defined ? (grad * (1 - weight)) : at::Tensor();
-  }
   if (should_compute_output(1)) {
     grad_inputs[1] = any_grad_defined ? (grad * weight) : at::Tensor();
+  }
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad * (1 - weight)) : at::Tensor();
   }
   return grad_inputs;
 }
@@ -486,11 +486,11 @@ torch::autograd::variable_list StackScaledBackward0::apply(torch::autograd::vari
   const torch::autograd::IndexRange tensors_ix{0, tensors_size_};
   const torch::autograd::IndexRange scale_ix{tensors_ix.second, tensors_ix.second + 1};
   torch::autograd::variable_list grad_inputs(scale_ix.second);
-  if (should_compute_output({tensors_ix})) {
-    opgen_copy_range(grad_inputs, tensors_ix, grad.defined() ? (grad * scale).unbind(0) : std::vector<at::Tensor>(tensors.size()));
-  }
   if (should_compute_output({scale_ix})) {
     opgen_copy_range(grad_inputs, scale_ix, any_grad_defined ? ((grad * at::stack(tensors)).sum(0)) : at::Tensor());
+  }
+  if (should_compute_output({tensors_ix})) {
+    opgen_copy_range(grad_inputs, tensors_ix, grad.defined() ? (grad * scale).unbind(0) : std::vector<at::Tensor>(tensors.size()));
   }
   return grad_inputs;
 }
@@ -614,6 +614,25 @@ torch::autograd::variable_list ScaleByNameBackward0::apply(torch::autograd::vari
   torch::autograd::variable_list grad_inputs(1);
   if (should_compute_output(0)) {
     grad_inputs[0] = any_grad_defined ? (grad * (mode == "triple" ? 3 : 2)) : at::Tensor();
+  }
+  return grad_inputs;
+}
+
+struct Swap01Backward0_copy : public torch::autograd::TraceableFunction {
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  std::string name() const override { return "Swap01Backward0_copy"; }
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+  }
+};
+
+torch::autograd::variable_list Swap01Backward0_copy::apply(torch::autograd::variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto& grad = grads[0];
+  const bool any_grad_defined = opgen_any_defined(grads);
+  torch::autograd::variable_list grad_inputs(1);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = any_grad_defined ? (grad.transpose(0, 1)) : at::Tensor();
   }
   return grad_inputs;
 }
@@ -1219,6 +1238,30 @@ at::Tensor scale_by_name_autograd(c10::DispatchKeySet dispatchKeySet, const at::
   return _result;
 }
 
+at::Tensor swap01_copy_autograd(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  const bool _any_requires_grad = torch::autograd::compute_requires_grad(self);
+  const bool _any_has_tangent_result = opgen_has_tangent(self);
+  std::shared_ptr<Swap01Backward0_copy> _grad_fn;
+  if (_any_requires_grad) {
+    _grad_fn = std::shared_ptr<Swap01Backward0_copy>(new Swap01Backward0_copy(), torch::autograd::deleteNode);
+    _grad_fn->set_next_edges(torch::autograd::collect_next_edges(self));
+  }
+  auto _result = ([&]() {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return diffops::_ops::swap01_copy::redispatch(dispatchKeySet & c10::after_autograd_keyset, self);
+  })();
+  auto& result = _result;
+  if (_grad_fn) {
+    torch::autograd::set_history(torch::autograd::flatten_tensor_args(result), _grad_fn);
+  }
+  if (_any_has_tangent_result) {
+    auto self_t = opgen_tangent(self);
+    auto _tangent = diffops::_ops::swap01::call(self_t);
+    opgen_set_tangent(result, _tangent, /*is_inplace_op=*/false);
+  }
+  return _result;
+}
+
 TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("mul_add", TORCH_FN(mul_add_autograd));
   m.impl("mul_add.out", TORCH_FN(mul_add_out_autograd));
@@ -1242,6 +1285,7 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("swap01", TORCH_FN(swap01_autograd));
   m.impl("weighted_sum", TORCH_FN(weighted_sum_autograd));
   m.impl("scale_by_name", TORCH_FN(scale_by_name_autograd));
+  m.impl("swap01_copy", TORCH_FN(swap01_copy_autograd));
 }
 
 TORCH_LIBRARY_IMPL(diffops, ADInplaceOrView, m) {

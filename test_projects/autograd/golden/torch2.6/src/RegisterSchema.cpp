@@ -55,7 +55,6 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("cube_backward", torch::autograd::autogradNotImplementedFallback());
   m.impl("hypot2_backward", torch::autograd::autogradNotImplementedFallback());
   m.impl("plain", torch::autograd::autogradNotImplementedFallback());
-  m.impl("swap01_copy", torch::autograd::autogradNotImplementedFallback());
   m.impl("weighted_sum_backward", torch::autograd::autogradNotImplementedFallback());
   m.impl("argmax_flat", torch::CppFunction::makeFromBoxedFunction<&opgen_non_differentiable>());
 }
