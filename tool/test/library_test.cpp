@@ -1007,6 +1007,36 @@ TEST(LibraryPt2, ViewOperatorsGetAFunctionalizeKernelAndDeclareTheirInverse) {
                                    ":1:3: error: in 'narrow_to': appears to be a new operator that aliases its inputs"),
             std::string::npos)
       << noCopy.result.err;
+
+  // An in-place view, and a view on the stable ABI (which registers no Functionalize kernels): warnings.
+  TempDir dirStable;
+  writeFile(dirStable.path() / "tags.yaml", "- tag: view_copy\n  desc: v\n- tag: inplace_view\n  desc: i\n");
+  LibraryRun stable = library(dirStable, R"(- func: demo::narrow_to(Tensor(a) self, int[] size) -> Tensor(a)
+  dispatch:
+    CompositeExplicitAutograd: narrow_to
+
+- func: demo::narrow_to_(Tensor(a!) self, int[] size) -> Tensor(a!)
+  tags: inplace_view
+  dispatch:
+    CompositeExplicitAutograd: narrow_to_
+
+- func: demo::narrow_to_copy(Tensor self, int[] size) -> Tensor
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutograd: narrow_to_copy
+)", {"--stable-abi", "2.12"});
+  ASSERT_TRUE(stable.result.ok()) << stable.result.describe();
+  const std::string y = (dirStable.path() / "ops.yaml").string();
+  const std::string refused = ": torch.compile and AOTAutograd, which functionalize, refuse it (\"Found a custom (non-ATen) "
+                              "operator whose output has alias annotations\")";
+  EXPECT_EQ(lines(stable.result.err),
+            (std::vector<std::string>{
+                y + ":1:3: warning: in 'narrow_to': opgen generates no Functionalize kernel for this view operator: the "
+                    "stable ABI registers no Functionalize kernels" + refused,
+                y + ":5:3: warning: in 'narrow_to_': opgen generates no Functionalize kernel for an in-place view "
+                    "operator" + refused}))
+      << stable.result.err;
+  EXPECT_EQ(readFile(stable.out / "src/RegisterSchema.cpp").find("Functionalize"), std::string::npos);
 }
 
 }  // namespace
