@@ -160,21 +160,15 @@ Expected<std::string> callFromMembers(const std::string& op, const std::vector<a
   return op + "(" + support::joinMapped(*exprs, ", ", [](const api::Expr& e) -> const std::string& { return e.expr; }) + ")";
 }
 
-struct ViewCode {
-  std::string code, impl;
-};
+std::string viewOpName(const model::NativeFunction& f) { return f.ns + "::_ops::" + f.func.name.unambiguousName(); }
+std::string viewMetaName(const model::NativeFunction& view) { return view.func.name.unambiguousName() + "_ViewMeta"; }
 
-Expected<ViewCode> viewCode(const EmitContext& ctx, const model::NativeFunctionsViewGroup& g) {
+// kViewMeta for view group g.
+Expected<std::string> viewMetaStruct(const EmitContext& ctx, const model::NativeFunctionsViewGroup& g) {
   const model::NativeFunction& view = *g.view;
   const api::LibtorchFacts& libtorch = ctx.libtorch();
   const api::Spelling& spelling = api::Spelling::of(libtorch);
   const api::Options options = api::Options::of(view, libtorch);
-  const std::string ops = view.ns + "::_ops::";
-  const std::string viewOp = ops + view.func.name.unambiguousName();
-  const std::string copyOp = ops + g.viewCopy->func.name.unambiguousName();
-  const std::string cls = view.func.name.unambiguousName() + "_ViewMeta";
-
-  // The ViewMeta.
   const std::vector<api::Binding> params = attributes(view, options, /*owning=*/false);
   const std::vector<api::Binding> fields = attributes(view, options, /*owning=*/true);
   auto initialized = api::translate(params, fields, {.method = false, .allowExpensiveConversions = true});
@@ -185,16 +179,15 @@ Expected<ViewCode> viewCode(const EmitContext& ctx, const model::NativeFunctions
   std::string parameters = api::joinDecls(params, spelling);
   if (libtorch.viewMetaClasses) parameters = "bool has_symbolic_inputs, " + parameters;
   const auto forwardGoals = fz::opArguments(g.viewCopy->func, /*isReverse=*/false, options);
-  auto forward = callFromMembers(viewOp + "::call", forwardGoals, fields, false);
+  auto forward = callFromMembers(viewOpName(view) + "::call", forwardGoals, fields, false);
   if (!forward) return forward.error();
-  auto copyForward = callFromMembers(copyOp + "::call", forwardGoals, fields, false);
+  auto copyForward = callFromMembers(viewOpName(*g.viewCopy) + "::call", forwardGoals, fields, false);
   if (!copyForward) return copyForward.error();
   auto reverse = callFromMembers(api::libraryViewInverseName(view), api::libraryViewInverseArguments(view, libtorch),
                                  fields, true);
   if (!reverse) return reverse.error();
-  ViewCode out;
-  out.code = support::fillSnippet(
-      kViewMeta, {{"class", cls},
+  return support::fillSnippet(
+      kViewMeta, {{"class", viewMetaName(view)},
                   {"op", view.func.name.str()},
                   {"derives", libtorch.viewMetaClasses ? " final : public at::functionalization::ViewMeta" : ""},
                   {"parameters", parameters},
@@ -206,6 +199,22 @@ Expected<ViewCode> viewCode(const EmitContext& ctx, const model::NativeFunctions
                   {"fields", support::joinMapped(fields, "\n  ", [&](const api::Binding& b) {
                      return b.defn(spelling) + ";";
                    })}});
+}
+
+struct ViewCode {
+  std::string code, impl;
+};
+
+// The ViewMeta and the kernel of view group g, and the kernel's registration.
+Expected<ViewCode> viewCode(const EmitContext& ctx, const model::NativeFunctionsViewGroup& g) {
+  const model::NativeFunction& view = *g.view;
+  const api::LibtorchFacts& libtorch = ctx.libtorch();
+  const api::Options options = api::Options::of(view, libtorch);
+  const std::string viewOp = viewOpName(view), copyOp = viewOpName(*g.viewCopy), cls = viewMetaName(view);
+  Expected<std::string> viewMeta = viewMetaStruct(ctx, g);
+  if (!viewMeta) return viewMeta.error();
+  ViewCode out;
+  out.code = *viewMeta;
 
   // The kernel.
   const auto sig = api::DispatcherSignature::fromSchema(view.func, options);
@@ -220,7 +229,7 @@ Expected<ViewCode> viewCode(const EmitContext& ctx, const model::NativeFunctions
     if (!check) return check.error();
     symbolic.push_back("has_symbolic_inputs = has_symbolic_inputs || (" + *check + ");");
   }
-  const std::string ctorArguments = api::joinNames(params);
+  const std::string ctorArguments = api::joinNames(attributes(view, options, /*owning=*/false));
   const std::string makeViewMeta =
       libtorch.viewMetaClasses
           ? support::fillSnippet(kMakeViewMetaClass, {{"class", cls}, {"arguments", ctorArguments}})
