@@ -200,7 +200,7 @@ function(_opgen_torch_facts out out_tags)
     return()
   endif()
   file(TIMESTAMP "${root}/ATen/TensorMeta.h" stamp "%s" UTC)
-  if(DEFINED _OPGEN_TORCH_FACTS_KEY AND _OPGEN_TORCH_FACTS_KEY STREQUAL "${root}@${stamp}@tags")
+  if(DEFINED _OPGEN_TORCH_FACTS_KEY AND _OPGEN_TORCH_FACTS_KEY STREQUAL "${root}@${stamp}@tags@viewmeta")
     set(${out} "${_OPGEN_TORCH_FACTS}" PARENT_SCOPE)
     set(${out_tags} "${_OPGEN_TORCH_TAGS}" PARENT_SCOPE)
     return()
@@ -240,6 +240,10 @@ function(_opgen_torch_facts out out_tags)
   _opgen_probe(stable-abi "AOTITorchError torch_library_impl[(]" torch/csrc/stable/c/shim.h)
   # Its Tag conversion has the tags inplace and out.
   _opgen_probe(stable-inplace-out-tags "case Tag::inplace:" torch/csrc/stable/stableivalue_conversions.h)
+  # The functionalization pass's ViewMeta: a class with virtual forward/reverse (else a struct of two
+  # std::function replays), and its constructor's has_symbolic_inputs.
+  _opgen_probe(view-meta-classes "virtual Tensor forward[(]" ATen/FunctionalStorageImpl.h)
+  _opgen_probe(view-meta-symbolic-inputs "bool has_symbolic_inputs" ATen/FunctionalStorageImpl.h)
   list(JOIN facts "," facts)
   # at::Tag's enumerators, one per line of the enum in ATen/core/enum_tag.h (up to 2.13) or in
   # torch/headeronly/core/enum_tag.h, which the former includes since (`--torch-tags`).
@@ -256,7 +260,7 @@ function(_opgen_torch_facts out out_tags)
   list(JOIN tags "," tags)
   set(_OPGEN_TORCH_TAGS "${tags}" CACHE INTERNAL "")
   set(${out_tags} "${tags}" PARENT_SCOPE)
-  set(_OPGEN_TORCH_FACTS_KEY "${root}@${stamp}@tags" CACHE INTERNAL "")
+  set(_OPGEN_TORCH_FACTS_KEY "${root}@${stamp}@tags@viewmeta" CACHE INTERNAL "")
   set(_OPGEN_TORCH_FACTS "${facts}" CACHE INTERNAL "")
   set(${out} "${facts}" PARENT_SCOPE)
 endfunction()

@@ -527,6 +527,24 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     grep -qE "derivatives.yaml:3:9: error: in 'mul_add': tensor argument 'bias' has no formula" "$work/out.log" ||
       { cat "$work/out.log"; fail "no FILE:LINE:COL error for the missing formula"; }
     echo "ok: missing formula"
+    echo "== a view operator without its inverse, or without its view_copy variant: an error at its entry"
+    cp "$here/autograd/derivatives.yaml" "$work/src/derivatives.yaml"
+    yaml=$work/src/ops.yaml
+    line=$(grep -n "^- func: diffops::swap01(" "$yaml" | cut -d: -f1)
+    sed -i '/^at::Tensor swap01_inverse(/,/^}/d' "$work/src/kernels.cpp"
+    ! grep -q "swap01_inverse(" "$work/src/kernels.cpp" && [[ -n $line ]] || fail "the test's edit of kernels.cpp did not apply"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a library without its view's inverse built"; fi
+    [[ $(grep -E ": error: " "$work/out.log") == "$yaml:$line:3: error: in 'swap01': view inverse 'swap01_inverse' is declared but not defined; expected: at::Tensor diffops::native::swap01_inverse(const at::Tensor & base, const at::Tensor & mutated_view, InverseReturnMode inverse_return_mode)" ]] ||
+      { cat "$work/out.log"; fail "the missing view inverse is not one error at the view's entry"; }
+    echo "ok: missing view inverse"
+    cp "$here/autograd/kernels.cpp" "$work/src/kernels.cpp"
+    sed -i '/^- func: diffops::swap01_copy(/,/^$/d' "$yaml"
+    ! grep -q "swap01_copy(" "$yaml" || fail "the test's edit of ops.yaml did not apply"
+    if cmake --build "$build" >"$work/out.log" 2>&1; then fail "a view operator without its view_copy variant built"; fi
+    grep -qF "$yaml:$line:3: error: in 'swap01': appears to be a new operator that aliases its inputs; the codegen expects a corresponding operator in native_functions.yaml: swap01_copy" "$work/out.log" ||
+      { cat "$work/out.log"; fail "a view operator without its view_copy variant is not an error at its entry"; }
+    echo "ok: missing view_copy variant"
+    cp "$here/autograd/ops.yaml" "$yaml"
     echo "== a missing DERIVATIVES file fails at configure time"
     sed -i 's/DERIVATIVES derivatives.yaml/DERIVATIVES nope.yaml/' "$work/src/CMakeLists.txt"
     rm -rf "$build"
@@ -727,7 +745,7 @@ file(WRITE "'"$pip"'/torch/version.py" "__version__ = '"'"'${CMAKE_MATCH_1}.5+pi
       fail "the virtual environment's native_functions.yaml is not the one used"
     command=$(grep -rhoE --include=build.ninja --include=build.make -- "venv_generated .*--torch-facts [^ ]+" "$build" | head -n1)
     for fact in std-optional slow-intarrayref-names intrusive-nodes view-funcs reverse-view-funcs named-tensors \
-                diagnostic-macros; do
+                diagnostic-macros view-meta-classes view-meta-symbolic-inputs; do
       [[ $command =~ --torch-facts\ ([^ ]*,)?$fact=[01] ]] || fail "fact $fact is not passed to opgen: $command"
     done
     [[ $command =~ --torch-version\ [0-9]+\.[0-9]+ ]] || fail "the version found is not passed to opgen: $command"

@@ -58,6 +58,14 @@ std::tuple<std::vector<at::Tensor>, at::Tensor> weighted_sum_backward(const at::
 }
 at::Tensor swap01(const at::Tensor& self) { return self.transpose(0, 1); }
 at::Tensor swap01_copy(const at::Tensor& self) { return self.transpose(0, 1).clone(); }
+// swap01's inverse, for functionalization (torch.compile): the base of a view mutated_view of it. The
+// transposition is its own inverse, so the base's content is mutated_view swapped back (a view of it
+// where a view may be returned).
+at::Tensor swap01_inverse(const at::Tensor& base, const at::Tensor& mutated_view, InverseReturnMode inverse_return_mode) {
+  (void)base;
+  at::Tensor swapped = mutated_view.transpose(0, 1);
+  return inverse_return_mode == InverseReturnMode::NeverView ? swapped.clone() : swapped;
+}
 std::tuple<at::Tensor, at::Tensor> sincos(const at::Tensor& self) { return {at::sin(self), at::cos(self)}; }
 at::Tensor& mul_add_out(const at::Tensor& self, const at::Tensor& other, const at::Tensor& bias, at::Tensor& out) {
   return at::add_out(out, self * other, bias);

@@ -41,14 +41,6 @@ def samples():
     }
 
 
-# swap01 returns a view of self (Tensor(a) self -> Tensor(a)). AOTAutograd (test_aot_dispatch_*, and
-# torch.compile's aot_eager) functionalizes the graph: a custom operator that mutates nothing is not
-# auto-functionalizable (torch/_higher_order_ops/auto_functionalize.py, can_auto_functionalize), so it
-# reaches the Functionalize key, whose fallback (ATen's FunctionalizeFallbackKernel) refuses an output
-# with an alias annotation: "Found a custom (non-ATen) operator whose output has alias annotations".
-# ATen's view operators pass through Functionalize kernels of their own (torchgen's, through their
-# view_copy variant and an inverse); opgen generates none for an operator library. torch.export, which
-# does not functionalize for inference, takes it.
-_VIEW = "a custom view operator (Tensor(a) -> Tensor(a)): PyTorch functionalizes no custom operator with an aliased output"
-EXPECTED_FAILURES = {("swap01", check): _VIEW for check in ("test_aot_dispatch_static", "test_aot_dispatch_dynamic",
-                                                            "compile_static", "compile_dynamic")}
+# Every operator passes every check on PyTorch 2.14.1, swap01 (a view of self) through the Functionalize
+# kernel opgen generates for it (with swap01_copy and swap01_inverse of kernels.cpp).
+EXPECTED_FAILURES = {}

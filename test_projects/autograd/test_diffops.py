@@ -186,6 +186,33 @@ class Gradients(unittest.TestCase):
             w = ops.swap01(y)
         self.assertIs(w._base, y)
 
+    def test_view_mutation_under_functionalization(self):
+        # A mutation through the view reaches its base and the input, functionalized (through the
+        # view's Functionalize kernel, swap01_copy and swap01_inverse) as in eager mode: by
+        # functionalize, with views or only copies, and by torch.compile (AOTAutograd), where it is.
+        def f(a):
+            b = a * 2
+            v = ops.swap01(b)
+            v.add_(torch.arange(6, dtype=a.dtype).reshape(3, 2))  # not symmetric: a wrong inverse shows
+            ops.swap01(a).mul_(3)  # the input, through a view
+            return b, v * 1
+        def run(fn):
+            a = torch.arange(6, dtype=torch.double).reshape(2, 3)
+            return fn(a) + (a,)
+        expected = run(f)
+        if hasattr(torch, "func"):
+            functionalize = torch.func.functionalize
+        else:  # PyTorch 1
+            from functorch import functionalize
+        runs = {"functionalize": functionalize(f), "functionalize, copies": functionalize(f, remove="mutations_and_views")}
+        if hasattr(torch, "compile"):
+            for dynamic in (False, True):
+                torch._dynamo.reset()
+                runs[f"compile dynamic={dynamic}"] = torch.compile(f, backend="aot_eager", fullgraph=True, dynamic=dynamic)
+        for what, fn in runs.items():
+            for got, want in zip(run(fn), expected):
+                self.assertEqual(got.tolist(), want.tolist(), what)
+
     def test_in_place_overload_reuses_the_functional_entry(self):
         (x,) = inputs((3,), seed=38)
         y = x * 1

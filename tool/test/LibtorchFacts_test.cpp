@@ -139,7 +139,7 @@ constexpr const char* kDerivatives = R"(- name: axpby(Tensor self, Tensor other,
 
 struct Generated {
   ProcessResult result;
-  std::string registerCpu, registerAutograd;
+  std::string registerCpu, registerAutograd, registerSchema;
 };
 
 Generated generate(const TempDir& dir, std::vector<std::string> extra) {
@@ -151,10 +151,11 @@ Generated generate(const TempDir& dir, std::vector<std::string> extra) {
                                    out.string(), "--backend", "CPU", "--derivatives",
                                    (dir.path() / "derivatives.yaml").string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  Generated g{runProcess(argv), "", ""};
+  Generated g{runProcess(argv), "", "", ""};
   if (g.result.ok()) {
     g.registerCpu = readFile(out / "src/RegisterCPU.cpp");
     g.registerAutograd = readFile(out / "src/RegisterAutograd.cpp");
+    g.registerSchema = readFile(out / "src/RegisterSchema.cpp");
   }
   return g;
 }
@@ -200,6 +201,30 @@ TEST(LibtorchFacts, EachFactChangesItsText) {
   ASSERT_TRUE(v21.result.ok()) << v21.result.describe();
   EXPECT_EQ(v21.registerCpu.find("std::optional"), std::string::npos) << v21.registerCpu;
   EXPECT_NE(v21.registerCpu.find("std::array<c10::optional<Tensor>, 1> proxy_outputs_;"), std::string::npos) << v21.registerCpu;
+
+  // The view's Functionalize kernel: its ViewMeta a subclass (2.14), or two replays told
+  // has_symbolic_inputs (2.6), or not (1.13); only these facts change it.
+  const std::string subclass = "struct first_row_ViewMeta final : public at::functionalization::ViewMeta {";
+  const std::string replays = "at::functionalization::ViewMeta view_meta(";
+  EXPECT_NE(latest.registerSchema.find(subclass), std::string::npos) << latest.registerSchema;
+  EXPECT_EQ(latest.registerSchema.find(replays), std::string::npos);
+  EXPECT_EQ(v26.registerSchema.find(subclass), std::string::npos) << v26.registerSchema;
+  EXPECT_NE(v26.registerSchema.find("return replay->reverse(base, mutated_view);\n      }, has_symbolic_inputs);"),
+            std::string::npos)
+      << v26.registerSchema;
+  const Generated v113 = generate(dir, {"--torch-version", "1.13"});
+  ASSERT_TRUE(v113.result.ok()) << v113.result.describe();
+  EXPECT_NE(v113.registerSchema.find("return replay->reverse(base, mutated_view);\n      });"), std::string::npos)
+      << v113.registerSchema;
+  const Generated v26NoSymbolic = generate(dir, {"--torch-version", "2.6", "--torch-facts", "view-meta-symbolic-inputs=0"});
+  ASSERT_TRUE(v26NoSymbolic.result.ok()) << v26NoSymbolic.result.describe();
+  EXPECT_NE(v26NoSymbolic.registerSchema.find("return replay->reverse(base, mutated_view);\n      });"), std::string::npos);
+  const Generated latestAsReplays = generate(dir, {"--torch-facts", "view-meta-classes=0"});
+  ASSERT_TRUE(latestAsReplays.result.ok()) << latestAsReplays.result.describe();
+  const auto kernels = [](const std::string& schema) {  // (the tags registered differ: 2.6 has no `out`)
+    return schema.substr(schema.find("namespace demo::native {"));
+  };
+  EXPECT_EQ(kernels(latestAsReplays.registerSchema), kernels(v26.registerSchema));
 
   const Generated bad = generate(dir, {"--torch-facts", "named_tensors=1"});
   EXPECT_EQ(bad.result.exitCode, 2);

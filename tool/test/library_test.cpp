@@ -928,4 +928,115 @@ TEST(LibraryPt2, EveryOperatorWithAKernelHasAutogradAndStructuredOnesMeta) {
   EXPECT_EQ(cpuOnly.err.find("warning"), std::string::npos) << cpuOnly.err;
 }
 
+// A view operator (api::libraryViews): a Functionalize kernel that runs the view or its view_copy
+// variant and records a ViewMeta whose reverse calls the library's inverse, declared in
+// NativeFunctions.h with torchgen's FunctionalInverses signature; a view opgen does not functionalize:
+// a warning at its entry (PyTorch 2 only: 1.x has no torch.compile to refuse it).
+constexpr const char* kViewOps = R"(- func: demo::narrow_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
+  dispatch:
+    CompositeExplicitAutograd: narrow_to
+
+- func: demo::narrow_to_copy(Tensor self, SymInt[] size) -> Tensor
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutograd: narrow_to_copy
+
+- func: demo::halves(Tensor(a -> *) self) -> Tensor(a)[]
+  dispatch:
+    CompositeExplicitAutograd: halves
+
+- func: demo::halves_copy(Tensor self) -> Tensor[]
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutograd: halves_copy
+)";
+
+TEST(LibraryPt2, ViewOperatorsGetAFunctionalizeKernelAndDeclareTheirInverse) {
+  TempDir dir;
+  writeFile(dir.path() / "tags.yaml", "- tag: view_copy\n  desc: v\n");
+  LibraryRun run = library(dir, kViewOps);
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  const std::string schema = readFile(run.out / "src/RegisterSchema.cpp");
+  const std::string native = readFile(run.out / "include/demo/NativeFunctions.h");
+  EXPECT_NE(native.find("enum class InverseReturnMode { AlwaysView, NeverView, ViewOrScatterInverse };"), std::string::npos)
+      << native;
+  EXPECT_NE(native.find("TORCH_API at::Tensor narrow_to_inverse(const at::Tensor & base, const at::Tensor & mutated_view, "
+                        "InverseReturnMode inverse_return_mode, c10::SymIntArrayRef size);"),
+            std::string::npos)
+      << native;
+  EXPECT_EQ(native.find("halves_inverse"), std::string::npos);
+  for (const char* text : {
+           "TORCH_LIBRARY_IMPL(demo, Functionalize, m) {\n  m.impl(\"narrow_to\", TORCH_FN(demo::native::narrow_to_functionalize));\n}",
+           "struct narrow_to_ViewMeta final : public at::functionalization::ViewMeta {",
+           "return reapply_views ? demo::_ops::narrow_to::call(base, size) : demo::_ops::narrow_to_copy::call(base, size);",
+           "return narrow_to_inverse(base, mutated_view, inverse_return_mode, size);",
+           "  ::std::vector<c10::SymInt> size;",
+           "has_symbolic_inputs = has_symbolic_inputs || (std::any_of(size.begin(), size.end(),",
+           "tmp_output = reapply_views ? demo::_ops::narrow_to::call(self_, size) : demo::_ops::narrow_to_copy::call(self_, size);",
+           "return at::detail::make_tensor<at::FunctionalTensorWrapper>(\n      tmp_output, "
+           "at::functionalization::impl::unsafeGetFunctionalWrapper(self), view_meta);",
+       })
+    EXPECT_NE(schema.find(text), std::string::npos) << text << "\n" << schema;
+  EXPECT_EQ(schema.find("halves_functionalize"), std::string::npos);
+  EXPECT_EQ(lines(run.result.err),
+            (std::vector<std::string>{
+                (dir.path() / "ops.yaml").string() +
+                ":10:3: warning: in 'halves': opgen generates no Functionalize kernel for this view operator: it returns "
+                "more than one tensor (opgen functionalizes views with one output): torch.compile and AOTAutograd, which "
+                "functionalize, refuse it (\"Found a custom (non-ATen) operator whose output has alias annotations\")"}))
+      << run.result.err;
+
+  // PyTorch 1.13: the same kernel (for functorch.functionalize), its ViewMeta from two replays without
+  // has_symbolic_inputs; no warning.
+  TempDir dir1;
+  writeFile(dir1.path() / "tags.yaml", "- tag: view_copy\n  desc: v\n");
+  LibraryRun v1 = library(dir1, kViewOps, {"--torch-version", "1.13"});
+  ASSERT_TRUE(v1.result.ok()) << v1.result.describe();
+  EXPECT_EQ(v1.result.err, "");
+  const std::string schema1 = readFile(v1.out / "src/RegisterSchema.cpp");
+  EXPECT_NE(schema1.find("m.impl(\"narrow_to\", TORCH_FN(demo::native::narrow_to_functionalize));"), std::string::npos) << schema1;
+  EXPECT_EQ(schema1.find("public at::functionalization::ViewMeta"), std::string::npos) << schema1;
+  EXPECT_NE(schema1.find("return replay->reverse(base, mutated_view);\n      });"), std::string::npos) << schema1;
+
+  // Without the view_copy variant: torchgen's error at the view's entry.
+  TempDir dirNoCopy;
+  writeFile(dirNoCopy.path() / "tags.yaml", "- tag: view_copy\n  desc: v\n");
+  LibraryRun noCopy = library(dirNoCopy, "- func: demo::narrow_to(Tensor(a) self, SymInt[] size) -> Tensor(a)\n  dispatch:\n    CPU: narrow_to\n");
+  EXPECT_EQ(noCopy.result.exitCode, 1) << noCopy.result.describe();
+  EXPECT_NE(noCopy.result.err.find((dirNoCopy.path() / "ops.yaml").string() +
+                                   ":1:3: error: in 'narrow_to': appears to be a new operator that aliases its inputs"),
+            std::string::npos)
+      << noCopy.result.err;
+
+  // An in-place view, and a view on the stable ABI (which registers no Functionalize kernels): warnings.
+  TempDir dirStable;
+  writeFile(dirStable.path() / "tags.yaml", "- tag: view_copy\n  desc: v\n- tag: inplace_view\n  desc: i\n");
+  LibraryRun stable = library(dirStable, R"(- func: demo::narrow_to(Tensor(a) self, int[] size) -> Tensor(a)
+  dispatch:
+    CompositeExplicitAutograd: narrow_to
+
+- func: demo::narrow_to_(Tensor(a!) self, int[] size) -> Tensor(a!)
+  tags: inplace_view
+  dispatch:
+    CompositeExplicitAutograd: narrow_to_
+
+- func: demo::narrow_to_copy(Tensor self, int[] size) -> Tensor
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutograd: narrow_to_copy
+)", {"--stable-abi", "2.12"});
+  ASSERT_TRUE(stable.result.ok()) << stable.result.describe();
+  const std::string y = (dirStable.path() / "ops.yaml").string();
+  const std::string refused = ": torch.compile and AOTAutograd, which functionalize, refuse it (\"Found a custom (non-ATen) "
+                              "operator whose output has alias annotations\")";
+  EXPECT_EQ(lines(stable.result.err),
+            (std::vector<std::string>{
+                y + ":1:3: warning: in 'narrow_to': opgen generates no Functionalize kernel for this view operator: the "
+                    "stable ABI registers no Functionalize kernels" + refused,
+                y + ":5:3: warning: in 'narrow_to_': opgen generates no Functionalize kernel for an in-place view "
+                    "operator" + refused}))
+      << stable.result.err;
+  EXPECT_EQ(readFile(stable.out / "src/RegisterSchema.cpp").find("Functionalize"), std::string::npos);
+}
+
 }  // namespace

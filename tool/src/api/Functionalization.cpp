@@ -100,4 +100,19 @@ std::vector<Binding> opArguments(const model::FunctionSchema& func, bool isRever
   return r;
 }
 
+support::Expected<std::string> hasSymbolicValues(const std::string& expr, const CType& type) {
+  if (type.isBase(SymIntT)) return expr + ".is_symbolic()";
+  if (type.is(CType::Kind::Optional)) {
+    auto inner = hasSymbolicValues("(*" + expr + ")", type.elem());
+    if (!inner) return inner;
+    return expr + ".has_value() ? " + *inner + " : false";
+  }
+  if (type.isBase(optionalSymIntArrayRefT)) return hasSymbolicValues(expr, CType::optional(CType::base(symIntArrayRefT)));
+  if (type.isBase(symIntArrayRefT) || (type.is(CType::Kind::Vector) && type.elem().isBase(SymIntT)))
+    return "std::any_of(" + expr + ".begin(), " + expr + ".end(), [=](auto& arg) { return arg.is_symbolic(); })";
+  return support::makeError(
+      "unsupported type for has_symbolic_values check. It should be a SymInt or a collection of those. Got: " +
+      type.cppType());
+}
+
 }  // namespace opgen::api::functionalization

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/Types.h"
+#include "support/Expected.h"
 
 namespace opgen::api::functionalization {
 
@@ -45,5 +46,9 @@ std::vector<Binding> attributes(const model::FunctionSchema& func, const Options
 // inverse_return_mode, [out_index,] args after self) function calls. The first argument of func must
 // be a Tensor.
 std::vector<Binding> opArguments(const model::FunctionSchema& func, bool isReverse, const Options& options);
+
+// torchgen's emit_expr_has_symbolic_values: a C++ condition that `expr` (of `type`: a SymInt, an
+// optional one or a list of them) holds a symbolic SymInt; an error for any other type.
+support::Expected<std::string> hasSymbolicValues(const std::string& expr, const CType& type);
 
 }  // namespace opgen::api::functionalization

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "api/Functionalization.h"
 #include "model/Loader.h"
 #include "support/Strings.h"
 
@@ -162,6 +163,62 @@ bool checkPythonFakes(const model::Operators& ops, const LibraryPt2Options& opti
                   "no operator of the library says `fake: python`: the package imports this file, and a fake kernel "
                   "it registers for an operator whose entry does not say so is an error at import");
   return diags.errorCount() == errorsBefore;
+}
+
+namespace {
+
+// Why opgen generates no Functionalize kernel for view group g ("" when it does).
+std::string unsupportedView(const model::NativeFunctionsViewGroup& g, bool stableAbi) {
+  const model::FunctionSchema& func = g.view->func;
+  if (stableAbi) return "the stable ABI registers no Functionalize kernels";
+  if (g.viewCopy == nullptr) return "it has no view_copy variant (" + model::viewCopyName(*g.view).str() + ")";
+  if (func.returns.size() != 1 || func.returns[0].type.listLike() != nullptr)
+    return "it returns more than one tensor (opgen functionalizes views with one output)";
+  const auto args = func.arguments.flatAll();
+  if (args.empty() || !args[0]->type.isBase(model::BaseTy::Tensor) || !args[0]->annotation)
+    return "its output does not alias its first argument, a Tensor";
+  for (size_t i = 1; i < args.size(); ++i)
+    if (args[i]->type.isTensorLike() || args[i]->annotation)
+      return "it has a tensor argument besides its first (opgen functionalizes views of one tensor)";
+  return {};
+}
+
+}  // namespace
+
+std::vector<LibraryView> libraryViews(const model::Operators& ops, bool stableAbi) {
+  std::vector<LibraryView> views;
+  for (const model::NativeFunctionsViewGroup* g : ops.viewGroups())
+    if (!g->composite()) views.push_back({g, unsupportedView(*g, stableAbi)});
+  return views;
+}
+
+void warnUnfunctionalizedViews(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi) {
+  const std::string fails =
+      ": torch.compile and AOTAutograd, which functionalize, refuse it (\"Found a custom (non-ATen) operator whose "
+      "output has alias annotations\")";
+  for (const LibraryView& v : libraryViews(ops, stableAbi)) {
+    if (!v.unsupported.empty())
+      diags.warning(v.group->view->loc.sourceLoc(),
+                    support::aboutOperator(v.group->view->func.name.str(),
+                                           "opgen generates no Functionalize kernel for this view operator: " +
+                                               v.unsupported + fails));
+    if (const model::NativeFunction* inplace = v.group->viewInplace)
+      diags.warning(inplace->loc.sourceLoc(),
+                    support::aboutOperator(inplace->func.name.str(),
+                                           "opgen generates no Functionalize kernel for an in-place view operator" + fails));
+  }
+}
+
+std::string libraryViewInverseName(const model::NativeFunction& view) {
+  return functionalization::reverseName(view, /*includeNamespace=*/false);
+}
+
+std::vector<Binding> libraryViewInverseArguments(const model::NativeFunction& view, const LibtorchFacts& libtorch) {
+  std::vector<Binding> args = functionalization::opArguments(view.func, /*isReverse=*/true, Options::of(view, libtorch));
+  for (Binding& b : args)
+    if (b.name == functionalization::inverseReturnModeBinding().name)
+      b.nctype = NamedCType{b.nctype.name, CType::base(LibraryInverseReturnModeT)};
+  return args;
 }
 
 }  // namespace opgen::api

@@ -79,4 +79,37 @@ void warnWithoutFakeKernels(const model::Operators& ops, support::Diagnostics& d
 // needs: a warning at the file. Returns false after an error.
 bool checkPythonFakes(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags);
 
+// The view operators of a library (torchgen's view groups: an output that aliases `self`, not written
+// to) under functionalization, which torch.compile and AOTAutograd apply: PyTorch's Functionalize
+// fallback refuses a custom operator with an aliased output, so a view needs a Functionalize kernel of
+// its own, as torchgen generates for ATen's views: it runs the view (or, without reapplied views, its
+// view_copy variant), and records how to replay it on a new base (forward) and how to write a mutated
+// view back into its base (reverse: the view's inverse, a function the library writes).
+struct LibraryView {
+  const model::NativeFunctionsViewGroup* group = nullptr;
+  // Empty: opgen generates its Functionalize kernel (dest/library/Functionalize.h); else why not
+  // (the operator is then refused under functionalization, as before).
+  std::string unsupported;
+};
+// The library's view groups, in the YAML's order, but those of CompositeImplicitAutograd views, which
+// are functionalized through the operators they call. `stableAbi`: the library is on the stable ABI,
+// which registers no Functionalize kernels.
+std::vector<LibraryView> libraryViews(const model::Operators& ops, bool stableAbi = false);
+// One warning at the entry of each view whose Functionalize kernel opgen does not generate (and of each
+// in-place view), saying why and what fails: torch.compile and AOTAutograd refuse it.
+void warnUnfunctionalizedViews(const model::Operators& ops, support::Diagnostics& diags, bool stableAbi = false);
+
+// The view inverse a library writes for a view it functionalizes, in NS::native (beside the kernels
+// NativeFunctions.h declares): "VIEW_inverse" (torchgen's FunctionalInverses names, after the view's
+// unambiguous name).
+std::string libraryViewInverseName(const model::NativeFunction& view);
+// Its parameters (torchgen's FunctionalInverses signature): `const at::Tensor & base` (the view's base,
+// as it was), `const at::Tensor & mutated_view` (the view, mutated), `InverseReturnMode
+// inverse_return_mode` (the library's enum: whether the result may be a view of mutated_view), then
+// the view's arguments after `self`, in the dispatcher's convention (SymInt as c10::SymInt).
+std::vector<Binding> libraryViewInverseArguments(const model::NativeFunction& view, const LibtorchFacts& libtorch);
+// The library's InverseReturnMode: an enum of NS::native that NativeFunctions.h declares, with the
+// values of at::functionalization::InverseReturnMode (which only some libtorch headers declare).
+inline constexpr BaseCppType LibraryInverseReturnModeT{"", "InverseReturnMode"};
+
 }  // namespace opgen::api

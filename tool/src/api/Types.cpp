@@ -91,7 +91,9 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   // and, for the releases between, taken from PyTorch's history: c10::optional became std::optional's
   // alias in November 2023 (2.2), reverse view functions and ViewFunc came in December 2023 and
   // February 2024 (2.3), Node moved to intrusive pointers and named tensors were dropped in April and
-  // May 2026, after 2.11 (pip's 2.11.0 still has DimnameList in MetaBase).
+  // May 2026, after 2.11 (pip's 2.11.0 still has DimnameList in MetaBase). ViewMeta's
+  // has_symbolic_inputs (in 2.6.0, not in 1.13.1) is taken as 2.3's, ViewMeta as a class (in 2.14.1,
+  // not in 2.6.0) as 2.9's: the CMake functions read both from the found headers.
   const auto since = [&](int maj, int min) { return major > maj || (major == maj && minor >= min); };
   LibtorchFacts f;
   f.stdOptional = since(2, 2);
@@ -108,6 +110,8 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.fakeTensors = since(2, 0);
   f.stableAbi = since(2, 10);
   f.stableInplaceOutTags = false;  // (no release seen with them: 2.14.1's headers have not)
+  f.viewMetaClasses = since(2, 9);
+  f.viewMetaSymbolicInputs = since(2, 3);
   return f;
 }
 
@@ -144,6 +148,8 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"fake-tensors", &LibtorchFacts::fakeTensors},
       {"stable-abi", &LibtorchFacts::stableAbi},
       {"stable-inplace-out-tags", &LibtorchFacts::stableInplaceOutTags},
+      {"view-meta-classes", &LibtorchFacts::viewMetaClasses},
+      {"view-meta-symbolic-inputs", &LibtorchFacts::viewMetaSymbolicInputs},
   };
   return kNames;
 }

@@ -71,6 +71,12 @@ struct LibtorchFacts {
   // has a case for them in its Tag conversion; 2.14.1's has not: registering them aborts at load),
   // so that a stable-ABI library can register them.
   bool stableInplaceOutTags = false;
+  // The functionalization pass's at::functionalization::ViewMeta is a class whose specializations
+  // override forward() and reverse() (ATen/FunctionalStorageImpl.h: `virtual Tensor forward`; made
+  // in shared pointers), else a struct built from two std::function replays (before 2.9).
+  bool viewMetaClasses = true;
+  // Its constructor takes has_symbolic_inputs (2.3 on; 1.13's takes the replays and out_idx only).
+  bool viewMetaSymbolicInputs = true;
 
   // The facts of a PyTorch release major.minor (the table in Types.cpp; 2.14's past it).
   static LibtorchFacts ofVersion(int major, int minor);

@@ -53,6 +53,8 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
   // (without fake tensors, as in PyTorch 1, nothing to warn about)
   if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
     api::warnWithoutFakeKernels(ops, diags, options.stableAbi.has_value());
+  if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
+    api::warnUnfunctionalizedViews(ops, diags, options.stableAbi.has_value());
   if (!diags.hasErrors() && !options.describe && !options.checkKernels && options.stableAbi)
     api::warnStableCallGaps(ops.functions(), diags);
   if (ns.empty()) {
@@ -94,7 +96,8 @@ Options:
                            std-optional, slow-intarrayref-names, intrusive-nodes, view-funcs,
                            reverse-view-funcs, named-tensors, diagnostic-macros,
                            meta-autograd-fallthrough, device-index-and-symbool, symbool-schema-type,
-                           set-python-module, fake-tensors, stable-abi, stable-inplace-out-tags
+                           set-python-module, fake-tensors, stable-abi, stable-inplace-out-tags,
+                           view-meta-classes, view-meta-symbolic-inputs
   --torch-tags LIST        at::Tag's enumerators in that libtorch, comma-separated, over the
                            version's (add_operator_library reads them from its enum_tag.h)
   --derivatives FILE       derivatives.yaml: the backward (and forward-mode) formulas of operators, in

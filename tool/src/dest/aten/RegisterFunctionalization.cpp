@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "api/Dispatcher.h"
+#include "api/Functionalization.h"
 #include "api/Signatures.h"
 #include "api/Translate.h"
 #include "dest/aten/ViewMetaClasses.h"
@@ -330,31 +331,13 @@ MetaTensors convertToMetaTensors(const api::DispatcherSignature& sig, bool withC
   return r;
 }
 
-// torchgen's emit_expr_has_symbolic_values: whether `expr` (of `type`) holds a symbolic SymInt.
-Expected<std::string> hasSymbolicValues(const std::string& expr, const api::CType& type) {
-  if (type.isBase(api::SymIntT)) return expr + ".is_symbolic()";
-  if (type.is(api::CType::Kind::Optional)) {
-    auto inner = hasSymbolicValues("(*" + expr + ")", type.elem());
-    if (!inner) return inner;
-    return expr + ".has_value() ? " + *inner + " : false";
-  }
-  if (type.isBase(api::optionalSymIntArrayRefT))
-    return hasSymbolicValues(expr, api::CType::optional(api::CType::base(api::symIntArrayRefT)));
-  if (type.isBase(api::symIntArrayRefT) ||
-      (type.is(api::CType::Kind::Vector) && type.elem().isBase(api::SymIntT)))
-    return "std::any_of(" + expr + ".begin(), " + expr + ".end(), [=](auto& arg) { return arg.is_symbolic(); })";
-  return makeError(
-      "unsupported type for has_symbolic_values check. It should be a SymInt or a collection of those. Got: " +
-      type.cppType());
-}
-
 // torchgen's emit_has_symbolic_inputs: has_symbolic_inputs from every SymInt-like argument.
 Expected<std::string> symbolicInputsCheck(const api::DispatcherSignature& sig) {
   std::vector<std::string> statements;
   for (const api::Binding& b : sig.arguments()) {
     const model::Argument* a = b.schemaArgument();
     if (a == nullptr || !a->type.isSymIntLike()) continue;
-    auto check = hasSymbolicValues(b.name, b.nctype.type);
+    auto check = api::functionalization::hasSymbolicValues(b.name, b.nctype.type);
     if (!check) return check;
     statements.push_back("has_symbolic_inputs = has_symbolic_inputs | (" + *check + ");");
   }

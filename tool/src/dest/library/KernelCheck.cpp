@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "api/LibraryPt2.h"
 #include "api/Signatures.h"
 #include "api/Structured.h"
 #include "support/Strings.h"
@@ -171,6 +172,17 @@ std::vector<LibraryKernel> libraryKernels(const EmitContext& ctx) {
   for (const model::FunctionOrGroup& item : ctx.ops.grouped()) {
     if (const auto* g = std::get_if<model::NativeFunctionsGroup>(&item); g && g->structured()) addMeta(ctx, *g, list);
     for (const model::BackendIndex& index : ctx.ops.backendIndices()) addKernels(ctx, item, index, list);
+  }
+  // The inverses of the views the library functionalizes (dest/library/Functionalize.h).
+  for (const api::LibraryView& v : api::libraryViews(ctx.ops)) {
+    if (!v.unsupported.empty()) continue;
+    const model::NativeFunction& view = *v.group->view;
+    const std::string name = api::libraryViewInverseName(view);
+    const std::string qualified = view.ns + "::native::" + name;
+    const std::vector<api::Binding> args = api::libraryViewInverseArguments(view, ctx.libtorch());
+    list.add(view, "view inverse", name, "", qualified,
+             "at::Tensor " + qualified + "(" + api::joinDecls(args, api::Spelling::of(ctx.libtorch())) + ")",
+             typesOf(args, ctx.libtorch()));
   }
   return list.take();
 }

@@ -11,6 +11,7 @@
 #include "dest/library/AotiShims.h"
 #include "dest/library/Autograd.h"
 #include "dest/library/AutogenKernels.h"
+#include "dest/library/Functionalize.h"
 #include "dest/library/LibraryApi.h"
 #include "dest/library/PythonPackage.h"
 #include "dest/library/StableLibrary.h"
@@ -186,6 +187,14 @@ std::vector<std::string> kernelDeclarations(const EmitContext& ctx, const std::v
   return out;
 }
 
+// kernelDeclarations(), then the inverses of the functionalized views among `functions`.
+std::vector<std::string> nativeDeclarations(const EmitContext& ctx, const std::vector<const model::FunctionOrGroup*>& items,
+                                            const std::vector<const model::NativeFunction*>& functions) {
+  std::vector<std::string> lines = kernelDeclarations(ctx, items, ctx.metaNamespace);
+  for (std::string& line : libraryViewInverseDeclarations(ctx, functions)) lines.push_back(std::move(line));
+  return lines;
+}
+
 std::vector<const model::FunctionOrGroup*> allItems(const model::Operators& ops) {
   std::vector<const model::FunctionOrGroup*> items;
   for (const model::FunctionOrGroup& item : ops.grouped()) items.push_back(&item);
@@ -256,7 +265,7 @@ void emitPerOperatorHeaders(const EmitContext& ctx, const LibrarySpec& spec, Wri
     out.writeWithTemplate(perOperatorHeaderName(root.name, nativeHeader), nativeHeader.templateName, [&] {
       support::TemplateEnv e = env(nativeHeader);
       e.set("meta_declarations", metaDeclarationBlock(ctx, root.items));
-      e.set("kernel_declarations", kernelDeclarations(ctx, root.items, ctx.metaNamespace));
+      e.set("kernel_declarations", nativeDeclarations(ctx, root.items, root.functions));
       return e;
     });
   }
@@ -301,7 +310,7 @@ void emitHeaders(const EmitContext& ctx, const LibrarySpec& spec, Writer& out) {
     env.set("namespace", spec.ns);
     env.set("meta_namespace", ctx.metaNamespace);
     env.set("meta_declarations", metaFunctionDeclarations(ctx.ops.groups(), ctx.diags, ctx.libtorch()));
-    env.set("kernel_declarations", kernelDeclarations(ctx, allItems(ctx.ops), ctx.metaNamespace));
+    env.set("kernel_declarations", nativeDeclarations(ctx, allItems(ctx.ops), ctx.ops.functions()));
     return env;
   });
 }
@@ -443,7 +452,11 @@ void emitSources(const EmitContext& ctx, const LibrarySpec& spec, Writer& out, c
     env.set("generated_comment", libraryGeneratedComment("RegisterSchema.cpp"));
     env.set("namespace", spec.ns);
     env.set("schemas", std::move(schemas));
-    env.set("autograd", autogradFallbacks(ctx, spec, derivatives));
+    // (the fallbacks end with a blank line; without them, one after TORCH_LIBRARY)
+    std::string kernels = autogradFallbacks(ctx, spec, derivatives);
+    if (std::string views = libraryFunctionalizeKernels(ctx, spec.ns); !views.empty())
+      kernels += (kernels.empty() ? "\n" : "") + views;
+    env.set("autograd", std::move(kernels));
     env.set("anchor", anchorSymbol(spec.ns));
     env.set("anchor_declarations", support::joinMapped(anchors, "\n", [](const std::string& a) {
               return support::fillSnippet(kAnchorDeclaration, {{"anchor", a}});

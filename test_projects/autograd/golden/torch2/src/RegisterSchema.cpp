@@ -58,6 +58,66 @@ TORCH_LIBRARY_IMPL(diffops, Autograd, m) {
   m.impl("weighted_sum_backward", torch::autograd::autogradNotImplementedFallback());
   m.impl("argmax_flat", torch::CppFunction::makeFromBoxedFunction<&opgen_non_differentiable>());
 }
+
+#include <ATen/FunctionalStorageImpl.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <diffops/NativeFunctions.h>
+#include <diffops/Operators.h>
+
+namespace diffops::native {
+namespace {
+
+// How functionalization replays swap01 on a new base (forward), and writes a mutated view back into
+// its base (reverse, with the library's inverse).
+struct swap01_ViewMeta final : public at::functionalization::ViewMeta {
+  swap01_ViewMeta(bool has_symbolic_inputs, bool reapply_views, InverseReturnMode inverse_return_mode)
+      : at::functionalization::ViewMeta(has_symbolic_inputs),
+        reapply_views(reapply_views),
+        inverse_return_mode(inverse_return_mode) {}
+
+  at::Tensor forward(const at::Tensor& base) override {
+    return reapply_views ? diffops::_ops::swap01::call(base) : diffops::_ops::swap01_copy::call(base);
+  }
+
+  at::Tensor reverse(const at::Tensor& base, const at::Tensor& mutated_view) override {
+    return swap01_inverse(base, mutated_view, inverse_return_mode);
+  }
+
+  bool reapply_views;
+  InverseReturnMode inverse_return_mode;
+};
+
+// The Functionalize kernel of swap01: a functional tensor's view is a new FunctionalTensorWrapper
+// sharing its base's storage, with the ViewMeta that replays the view and reverses a mutation of it.
+at::Tensor swap01_functionalize(c10::DispatchKeySet dispatchKeySet, const at::Tensor & self) {
+  if (!at::functionalization::impl::isFunctionalTensor(self)) {
+    // Not a functional tensor: the view itself.
+    at::AutoDispatchSkipFunctionalize guard;
+    return diffops::_ops::swap01::call(self);
+  }
+  const at::Tensor self_ = at::functionalization::impl::from_functional_tensor(self);
+  const bool reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
+  const InverseReturnMode inverse_return_mode =
+      reapply_views ? InverseReturnMode::ViewOrScatterInverse : InverseReturnMode::NeverView;
+  at::Tensor tmp_output;
+  {
+    at::AutoDispatchSkipFunctionalize guard;
+    tmp_output = reapply_views ? diffops::_ops::swap01::call(self_) : diffops::_ops::swap01_copy::call(self_);
+  }
+  bool has_symbolic_inputs = false;
+  auto view_meta = std::make_shared<swap01_ViewMeta>(has_symbolic_inputs, reapply_views, inverse_return_mode);
+  return at::detail::make_tensor<at::FunctionalTensorWrapper>(
+      tmp_output, at::functionalization::impl::unsafeGetFunctionalWrapper(self), view_meta);
+}
+
+} // namespace
+} // namespace diffops::native
+
+// Functionalization (torch.compile, AOTAutograd) of the library's view operators: PyTorch's fallback
+// refuses an operator whose output aliases an input.
+TORCH_LIBRARY_IMPL(diffops, Functionalize, m) {
+  m.impl("swap01", TORCH_FN(diffops::native::swap01_functionalize));
+}
 // Linking the library references opgen_link_diffops (see add_operator_library), which references every
 // registration file, so that a static link keeps them all.
 extern "C" void opgen_link_diffops_CompositeImplicitAutograd_0();

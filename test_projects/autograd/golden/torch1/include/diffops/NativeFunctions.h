@@ -53,3 +53,15 @@ TORCH_API ::std::tuple<::std::vector<at::Tensor>,at::Tensor> weighted_sum_backwa
 TORCH_API at::Tensor scale_by_name(const at::Tensor & self, c10::string_view mode="double");
 TORCH_API at::Tensor argmax_flat(const at::Tensor & self);
 } // namespace diffops::native
+namespace diffops::native {
+#ifndef OPGEN_DIFFOPS_INVERSE_RETURN_MODE
+#define OPGEN_DIFFOPS_INVERSE_RETURN_MODE
+// How a view inverse returns the base it makes (the values of at::functionalization::InverseReturnMode):
+// AlwaysView: a view of mutated_view where it can; NeverView: a new tensor; ViewOrScatterInverse: a view,
+// unless a copying scatter is the inverse.
+enum class InverseReturnMode { AlwaysView, NeverView, ViewOrScatterInverse };
+#endif
+// The view inverses the library writes: given the base of a view and the view mutated, the base with
+// the mutation (see opgen's docs, PyTorch 2).
+TORCH_API at::Tensor swap01_inverse(const at::Tensor & base, const at::Tensor & mutated_view, InverseReturnMode inverse_return_mode);
+} // namespace diffops::native
