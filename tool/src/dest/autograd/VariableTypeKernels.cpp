@@ -17,6 +17,7 @@
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/ViewFuncs.h"
 #include "support/CodeTemplate.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest::autograd {
@@ -35,7 +36,10 @@ using support::CodeTemplate;
 using support::TemplateEnv;
 
 // The fixed parts of the generated code (PyTorch's VariableType_N.cpp), and torchgen's lists of
-// functions with special treatment.
+// functions with special treatment. The debug checks kSave* and kEnforce* (tens of thousands of
+// them) are CodeText snippets: their values (tensor_name, tensorlist_name, out_tensor_name, fn_name)
+// are C++ identifiers, for which a placeholder that starts a line (a block in torchgen's templates)
+// gives the same text as one within it.
 const CodeTemplate kAssignGradFn(R"cc(grad_fn = c10::make_intrusive<${op}>(${op_ctor});
 grad_fn->set_next_edges(collect_next_edges( ${args_with_derivatives} ));
 )cc");
@@ -87,44 +91,44 @@ const CodeTemplate kDispatchToNonVarTypeWithTmpReturnValuesJvpDecomp(R"cc(auto $
   }
 })();
 )cc");
-const CodeTemplate kEnforceSameOptionaltensorlistImpl(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_impl_saved[i])
+constexpr std::string_view kEnforceSameOptionaltensorlistImpl = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_impl_saved[i])
     TORCH_INTERNAL_ASSERT(
-      ${tensorlist_name}_impl_saved[i] == static_cast<::std::optional<Tensor>>(${tensorlist_name}[i])->getIntrusivePtr());
+      $tensorlist_name$_impl_saved[i] == static_cast<::std::optional<Tensor>>($tensorlist_name$[i])->getIntrusivePtr());
 }
-)cc");
-const CodeTemplate kEnforceSameOptionaltensorlistStorage(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_storage_saved[i].value().is_alias_of(
-        static_cast<::std::optional<Tensor>>(${tensorlist_name}[i])->storage()));
+)cc";
+constexpr std::string_view kEnforceSameOptionaltensorlistStorage = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_storage_saved[i].value().is_alias_of(
+        static_cast<::std::optional<Tensor>>($tensorlist_name$[i])->storage()));
 }
-)cc");
-const CodeTemplate kEnforceSameTensorlistImpl(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_impl_saved[i] && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_impl_saved[i] == ${tensorlist_name}[i].getIntrusivePtr());
+)cc";
+constexpr std::string_view kEnforceSameTensorlistImpl = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_impl_saved[i] && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_impl_saved[i] == $tensorlist_name$[i].getIntrusivePtr());
 }
-)cc");
-const CodeTemplate kEnforceSameTensorlistStorage(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_storage_saved[i].value().is_alias_of(${tensorlist_name}[i].storage()));
+)cc";
+constexpr std::string_view kEnforceSameTensorlistStorage = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_storage_saved[i].value().is_alias_of($tensorlist_name$[i].storage()));
 }
-)cc");
-const CodeTemplate kEnforceSameTensorImpl(R"cc(if (${tensor_name}_impl_saved && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}_impl_saved == ${tensor_name}.getIntrusivePtr());
-)cc");
-const CodeTemplate kEnforceSameTensorStorage(R"cc(if (${tensor_name}_storage_saved.has_value() &&
+)cc";
+constexpr std::string_view kEnforceSameTensorImpl = R"cc(if ($tensor_name$_impl_saved && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$_impl_saved == $tensor_name$.getIntrusivePtr());
+)cc";
+constexpr std::string_view kEnforceSameTensorStorage = R"cc(if ($tensor_name$_storage_saved.has_value() &&
     !at::impl::dispatch_mode_enabled() &&
-    !at::impl::tensor_has_dispatch(${tensor_name}) &&
-    !at::impl::tensor_has_dispatch(${out_tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}_storage_saved.value().is_alias_of(${out_tensor_name}.storage()));
-)cc");
-const CodeTemplate kEnforceTensorImplUseCount(R"cc(if (!at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}.use_count() == expected_fresh_use_count(${tensor_name}), "function: ${fn_name}");
-)cc");
-const CodeTemplate kEnforceTensorStorageUseCountEqualsOne(R"cc(if (${tensor_name}.has_storage() && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name})) {
-  TORCH_INTERNAL_ASSERT(${tensor_name}.storage().use_count() == 1, "function: ${fn_name}");
+    !at::impl::tensor_has_dispatch($tensor_name$) &&
+    !at::impl::tensor_has_dispatch($out_tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$_storage_saved.value().is_alias_of($out_tensor_name$.storage()));
+)cc";
+constexpr std::string_view kEnforceTensorImplUseCount = R"cc(if (!at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$.use_count() == expected_fresh_use_count($tensor_name$), "function: $fn_name$");
+)cc";
+constexpr std::string_view kEnforceTensorStorageUseCountEqualsOne = R"cc(if ($tensor_name$.has_storage() && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$)) {
+  TORCH_INTERNAL_ASSERT($tensor_name$.storage().use_count() == 1, "function: $fn_name$");
 }
-)cc");
+)cc";
 const CodeTemplate kFireNodeCreationHooks(R"cc(if (${node}) {
     fire_node_creation_hooks(${node});
 }
@@ -219,32 +223,32 @@ const CodeTemplate kRunOnlyInDebugMode(R"cc(#ifndef NDEBUG
 ${statements}
 #endif
 )cc");
-const CodeTemplate kSaveOptionaltensorlistImpl(R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> ${tensorlist_name}_impl_saved(${tensorlist_name}.size());
-for (size_t i=0; i<${tensorlist_name}.size(); i++) {
-  ::std::optional<Tensor> t = ${tensorlist_name}[i];
-  if (t.has_value() && t->defined()) ${tensorlist_name}_impl_saved[i] = t->getIntrusivePtr();
+constexpr std::string_view kSaveOptionaltensorlistImpl = R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> $tensorlist_name$_impl_saved($tensorlist_name$.size());
+for (size_t i=0; i<$tensorlist_name$.size(); i++) {
+  ::std::optional<Tensor> t = $tensorlist_name$[i];
+  if (t.has_value() && t->defined()) $tensorlist_name$_impl_saved[i] = t->getIntrusivePtr();
 }
-)cc");
-const CodeTemplate kSaveOptionaltensorlistStorage(R"cc(std::vector<::std::optional<Storage>> ${tensorlist_name}_storage_saved(${tensorlist_name}.size());
-for (const ::std::optional<Tensor>& tensor : ${tensorlist_name})
-  ${tensorlist_name}_storage_saved.push_back(
+)cc";
+constexpr std::string_view kSaveOptionaltensorlistStorage = R"cc(std::vector<::std::optional<Storage>> $tensorlist_name$_storage_saved($tensorlist_name$.size());
+for (const ::std::optional<Tensor>& tensor : $tensorlist_name$)
+  $tensorlist_name$_storage_saved.push_back(
     tensor.has_value() && tensor->has_storage() ? ::std::optional<Storage>(tensor->storage()) : ::std::nullopt);
-)cc");
-const CodeTemplate kSaveTensorlistImpl(R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> ${tensorlist_name}_impl_saved(${tensorlist_name}.size());
-for (size_t i=0; i<${tensorlist_name}.size(); i++)
-  if (${tensorlist_name}[i].defined()) ${tensorlist_name}_impl_saved[i] = ${tensorlist_name}[i].getIntrusivePtr();
-)cc");
-const CodeTemplate kSaveTensorlistStorage(R"cc(std::vector<::std::optional<Storage>> ${tensorlist_name}_storage_saved(${tensorlist_name}.size());
-for (const Tensor& tensor : ${tensorlist_name})
-  ${tensorlist_name}_storage_saved.push_back(
+)cc";
+constexpr std::string_view kSaveTensorlistImpl = R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> $tensorlist_name$_impl_saved($tensorlist_name$.size());
+for (size_t i=0; i<$tensorlist_name$.size(); i++)
+  if ($tensorlist_name$[i].defined()) $tensorlist_name$_impl_saved[i] = $tensorlist_name$[i].getIntrusivePtr();
+)cc";
+constexpr std::string_view kSaveTensorlistStorage = R"cc(std::vector<::std::optional<Storage>> $tensorlist_name$_storage_saved($tensorlist_name$.size());
+for (const Tensor& tensor : $tensorlist_name$)
+  $tensorlist_name$_storage_saved.push_back(
     tensor.has_storage() ? ::std::optional<Storage>(tensor.storage()) : ::std::nullopt);
-)cc");
-const CodeTemplate kSaveTensorImpl(R"cc(c10::intrusive_ptr<TensorImpl> ${tensor_name}_impl_saved;
-if (${tensor_name}.defined()) ${tensor_name}_impl_saved = ${tensor_name}.getIntrusivePtr();
-)cc");
-const CodeTemplate kSaveTensorStorage(R"cc(auto ${tensor_name}_storage_saved =
-  ${tensor_name}.has_storage() ? ::std::optional<Storage>(${tensor_name}.storage()) : ::std::nullopt;
-)cc");
+)cc";
+constexpr std::string_view kSaveTensorImpl = R"cc(c10::intrusive_ptr<TensorImpl> $tensor_name$_impl_saved;
+if ($tensor_name$.defined()) $tensor_name$_impl_saved = $tensor_name$.getIntrusivePtr();
+)cc";
+constexpr std::string_view kSaveTensorStorage = R"cc(auto $tensor_name$_storage_saved =
+  $tensor_name$.has_storage() ? ::std::optional<Storage>($tensor_name$.storage()) : ::std::nullopt;
+)cc";
 const CodeTemplate kSetupAnyRequiresGrad(R"cc([[maybe_unused]] auto _any_requires_grad = compute_requires_grad( ${args_with_derivatives} );
 ${extra_differentiability_conditions}
 )cc");
@@ -845,20 +849,20 @@ std::variant<std::string, Failure> BodyEmitter::checkTensorImplAndStorage(std::s
     const std::string& arg = b.name;
     const CType t = b.nctype.type.removeConstRef();
     if (t == CType::base(api::tensorListT) || t == CType::base(api::iTensorListRefT)) {
-      before.push_back(fill(kSaveTensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      before.push_back(fill(kSaveTensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameTensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameTensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
+      before.push_back(support::fillSnippet(kSaveTensorlistStorage, {{"tensorlist_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveTensorlistImpl, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorlistStorage, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorlistImpl, {{"tensorlist_name", arg}}));
     } else if (t == CType::list(CType::optional(tensor))) {
-      before.push_back(fill(kSaveOptionaltensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      before.push_back(fill(kSaveOptionaltensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameOptionaltensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameOptionaltensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
+      before.push_back(support::fillSnippet(kSaveOptionaltensorlistStorage, {{"tensorlist_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveOptionaltensorlistImpl, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameOptionaltensorlistStorage, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameOptionaltensorlistImpl, {{"tensorlist_name", arg}}));
     } else if (t == tensor) {
-      before.push_back(fill(kSaveTensorStorage, TemplateEnv().set("tensor_name", arg)));
-      before.push_back(fill(kSaveTensorImpl, TemplateEnv().set("tensor_name", arg)));
-      after.push_back(fill(kEnforceSameTensorStorage, TemplateEnv().set("tensor_name", arg).set("out_tensor_name", arg)));
-      after.push_back(fill(kEnforceSameTensorImpl, TemplateEnv().set("tensor_name", arg)));
+      before.push_back(support::fillSnippet(kSaveTensorStorage, {{"tensor_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveTensorImpl, {{"tensor_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorStorage, {{"tensor_name", arg}, {"out_tensor_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorImpl, {{"tensor_name", arg}}));
     }
   }
   if (!modifiesArguments(f_)) {
@@ -873,13 +877,12 @@ std::variant<std::string, Failure> BodyEmitter::checkTensorImplAndStorage(std::s
       if (t == tensor) {
         if (aliased) {
           if (i != 0) return Failure{"Expect non-CompositeImplicitAutograd view function " + base + " to return single output"};
-          after.push_back(fill(kEnforceSameTensorStorage, TemplateEnv().set("tensor_name", *aliased).set("out_tensor_name", retNames[i])));
+          after.push_back(support::fillSnippet(kEnforceSameTensorStorage, {{"tensor_name", *aliased}, {"out_tensor_name", retNames[i]}}));
         } else if (!kDontEnforceStorageImplUseCount.count(wrapper)) {
-          after.push_back(fill(kEnforceTensorStorageUseCountEqualsOne,
-                               TemplateEnv().set("tensor_name", retNames[i]).set("fn_name", wrapper)));
+          after.push_back(support::fillSnippet(kEnforceTensorStorageUseCountEqualsOne, {{"tensor_name", retNames[i]}, {"fn_name", wrapper}}));
         }
         if (!kDontEnforceTensorImplUseCount.count(wrapper))
-          after.push_back(fill(kEnforceTensorImplUseCount, TemplateEnv().set("tensor_name", retNames[i]).set("fn_name", wrapper)));
+          after.push_back(support::fillSnippet(kEnforceTensorImplUseCount, {{"tensor_name", retNames[i]}, {"fn_name", wrapper}}));
       } else if (t == CType::list(CType::optional(tensor)) || t == CType::base(api::tensorListT)) {
         return Failure{"Please add use_count checks for " + t.cppType()};
       }
