@@ -187,6 +187,24 @@ TEST(Yaml, AliasesWithinTheLimitAreCopied) {
   EXPECT_EQ((*doc)["b"].size(), 1001u);
 }
 
+// Plain scalars resolve as PyYAML's SafeLoader resolves them (each case checked with PyYAML 6):
+// in particular a sign followed by anything but a digit or a dot is a string (a formula such as
+// "-grad * self"), and so is text with a character no number has ("-0.5 * grad"), which scalarKind
+// decides without its regular expressions.
+TEST(Yaml, PlainScalarsResolveLikePyYaml) {
+  const std::pair<const char*, ScalarKind> cases[] = {
+      {"-grad * self", ScalarKind::String}, {"-x", ScalarKind::String},   {"+.", ScalarKind::String},
+      {"-.5", ScalarKind::String},          {"-0.5 * grad", ScalarKind::String}, {"1 2", ScalarKind::String},
+      {"-.5", ScalarKind::String},          {"-.nan", ScalarKind::String}, {"-1", ScalarKind::Int},
+      {"+12", ScalarKind::Int},             {"-1_0", ScalarKind::Int},     {"-0x1F", ScalarKind::Int},
+      {"1:30", ScalarKind::Int},            {"+.inf", ScalarKind::Float},  {".nan", ScalarKind::Float},
+      {".5e+3", ScalarKind::Float},         {"1.", ScalarKind::Float},     {"~", ScalarKind::Null},
+      {"True", ScalarKind::Bool},           {"off", ScalarKind::Bool},     {"function", ScalarKind::String}};
+  for (const auto& [text, kind] : cases)
+    EXPECT_EQ(scalarKind(YamlNode::scalar(text, /*plain=*/true, 0, 0)), kind) << text;
+  EXPECT_EQ(scalarKind(YamlNode::scalar("-1", /*plain=*/false, 0, 0)), ScalarKind::String);
+}
+
 TEST(Yaml, DeepNestingIsALocatedError) {
   struct Case {
     std::string text;

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "support/Diagnostics.h"
@@ -30,35 +31,39 @@ namespace opgen::support {
 class InputFiles;
 
 // A template variable's value: a string or a list of strings. A string is kept as itself (not as a
-// list of one): most values are, and an environment is made for every snippet rendered.
+// list of one): most values are, and an environment is made for every snippet rendered. One of the
+// three forms is held (a variant: environments are made and moved millions of times a run).
 class TemplateValue {
  public:
-  explicit TemplateValue(std::string s) : text_(std::move(s)) {}
-  explicit TemplateValue(std::vector<std::string> items) : items_(std::move(items)), isList_(true) {}
+  explicit TemplateValue(std::string s) : value_(std::move(s)) {}
+  explicit TemplateValue(std::vector<std::string> items) : value_(std::move(items)) {}
   // A list of strings owned elsewhere, which must outlive every rendering with this value (the
   // text of a file that concatenates lists kept for other files, without copying them).
-  static TemplateValue borrowedList(std::vector<std::string_view> items) {
-    TemplateValue v{std::vector<std::string>()};
-    v.borrowed_ = std::move(items);
-    v.isBorrowed_ = true;
-    return v;
+  static TemplateValue borrowedList(std::vector<std::string_view> items) { return TemplateValue(std::move(items)); }
+
+  bool isList() const { return value_.index() != kText; }
+  bool isBorrowed() const { return value_.index() == kBorrowed; }
+  // A string's text (empty for a list).
+  const std::string& text() const { return isList() ? empty<std::string>() : std::get<kText>(value_); }
+  // A list's elements (empty for a string). Not of a borrowed list (see borrowed()).
+  const std::vector<std::string>& items() const {
+    return value_.index() == kItems ? std::get<kItems>(value_) : empty<std::vector<std::string>>();
+  }
+  // A borrowed list's elements.
+  const std::vector<std::string_view>& borrowed() const {
+    return isBorrowed() ? std::get<kBorrowed>(value_) : empty<std::vector<std::string_view>>();
   }
 
-  bool isList() const { return isList_; }
-  bool isBorrowed() const { return isBorrowed_; }
-  // A string's text (empty for a list).
-  const std::string& text() const { return text_; }
-  // A list's elements (empty for a string). Not of a borrowed list (see borrowed()).
-  const std::vector<std::string>& items() const { return items_; }
-  // A borrowed list's elements.
-  const std::vector<std::string_view>& borrowed() const { return borrowed_; }
-
  private:
-  std::string text_;
-  std::vector<std::string> items_;
-  std::vector<std::string_view> borrowed_;
-  bool isList_ = false;
-  bool isBorrowed_ = false;
+  enum : std::size_t { kText, kItems, kBorrowed };
+  explicit TemplateValue(std::vector<std::string_view> items) : value_(std::move(items)) {}
+  template <class T>
+  static const T& empty() {
+    static const T none;
+    return none;
+  }
+
+  std::variant<std::string, std::vector<std::string>, std::vector<std::string_view>> value_;
 };
 
 // The variables of one rendering. Setting a name again replaces its value. Kept in a vector searched

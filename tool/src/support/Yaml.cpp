@@ -300,11 +300,6 @@ ScalarKind scalarKind(const YamlNode& node) {
   if (!node.isScalar()) return ScalarKind::Collection;
   if (!node.isPlain()) return ScalarKind::String;
   const std::string& s = node.text();
-  static const std::regex intRe(
-      "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+");
-  static const std::regex floatRe(
-      "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?|"
-      "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)");
   if (s.size() <= 4 && (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")) return ScalarKind::Null;
   // The bools are 2 to 5 letters long and start with one of these: most strings are not looked up.
   if (s.size() <= 5 && std::string_view("yYnNtTfFoO").find(s[0]) != std::string_view::npos) {
@@ -313,8 +308,23 @@ ScalarKind scalarKind(const YamlNode& node) {
     for (std::string_view b : bools)
       if (s == b) return ScalarKind::Bool;
   }
-  // Numbers start with a digit, a sign or a dot; only those pay for the regular expressions.
-  if (std::string_view("0123456789+-.").find(s[0]) == std::string_view::npos) return ScalarKind::String;
+  // Numbers start with a digit or a dot, after an optional sign, and hold only letters, digits and
+  // "_.:+-"; only those pay for the regular expressions (formulas such as "-grad * self" or "-0.5 *
+  // grad" do not).
+  const size_t afterSign = s[0] == '+' || s[0] == '-' ? 1 : 0;
+  if (afterSign >= s.size() || std::string_view("0123456789.").find(s[afterSign]) == std::string_view::npos)
+    return ScalarKind::String;
+  const auto numberChar = [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' ||
+           c == ':' || c == '+' || c == '-';
+  };
+  if (!std::all_of(s.begin(), s.end(), numberChar)) return ScalarKind::String;
+  // Compiled on first use (here, not above: what is decided without them never compiles them).
+  static const std::regex intRe(
+      "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+");
+  static const std::regex floatRe(
+      "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?|"
+      "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)");
   if (matches(s, intRe)) return ScalarKind::Int;
   if (matches(s, floatRe)) return ScalarKind::Float;
   return ScalarKind::String;

@@ -9,6 +9,7 @@
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/ViewFuncs.h"
 #include "support/CodeTemplate.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest::autograd {
@@ -23,11 +24,13 @@ using model::NativeFunction;
 using support::CodeTemplate;
 using support::TemplateEnv;
 
-// The fixed parts of the generated code (PyTorch's ADInplaceOrViewType_N.cpp).
-const CodeTemplate kArrayrefToVec(R"cc(auto ${vec} = ${arg}.vec();
-)cc");
-const CodeTemplate kOptionalToVal(R"cc(auto ${val} = ${arg}.value_or(${default});
-)cc");
+// The fixed parts of the generated code (PyTorch's ADInplaceOrViewType_N.cpp). Those without a
+// placeholder that starts a line (where torchgen's templates indent a block) are CodeText snippets
+// (`$name$`): the same text, without an environment per snippet.
+constexpr std::string_view kArrayrefToVec = R"cc(auto $vec$ = $arg$.vec();
+)cc";
+constexpr std::string_view kOptionalToVal = R"cc(auto $val$ = $arg$.value_or($default$);
+)cc";
 const CodeTemplate kCallDispatch(R"cc(at::_ops::${unambiguous_name}::call(${unpacked_args}))cc");
 const CodeTemplate kReverseViewDispatch(R"cc(${reverse_name}(${unpacked_args}))cc");
 const CodeTemplate kMultiOutputViewIteration(R"cc(for (auto ${view_idx} : c10::irange(${var}.size())) {
@@ -44,25 +47,25 @@ if (${is_view_with_metadata_change} ||
   ${reverse_replay_view_func}
 }
 )cc");
-const CodeTemplate kReplayViewFunc(R"cc(func = std::make_unique<${view_func_name}>(${view_func_args});
-)cc");
-const CodeTemplate kReverseReplayViewLambdaFunc(R"cc(rev_func = [=](const at::Tensor& ${input_view}) {
-  return ${reverse_replay_view_call};
+constexpr std::string_view kReplayViewFunc = R"cc(func = std::make_unique<$view_func_name$>($view_func_args$);
+)cc";
+constexpr std::string_view kReverseReplayViewLambdaFunc = R"cc(rev_func = [=](const at::Tensor& $input_view$) {
+  return $reverse_replay_view_call$;
 };
-)cc");
+)cc";
 const CodeTemplate kMethodDefinition(R"cc(${return_type} ${type_wrapper_name}(${formals}) {
   ${type_definition_body}
 }
 )cc");
-const CodeTemplate kWrapperRegistration(R"cc(m.impl("${unqual_operator_name_with_overload}",
-       TORCH_FN(${class_type}::${type_wrapper_name})
+constexpr std::string_view kWrapperRegistration = R"cc(m.impl("$unqual_operator_name_with_overload$",
+       TORCH_FN($class_type$::$type_wrapper_name$)
 );
-)cc");
-const CodeTemplate kInplaceRedispatch(R"cc({
+)cc";
+constexpr std::string_view kInplaceRedispatch = R"cc({
   at::AutoDispatchBelowADInplaceOrView guard;
-  at::_ops::${unambiguous_name}::redispatch(${unpacked_args});
+  at::_ops::$unambiguous_name$::redispatch($unpacked_args$);
 }
-)cc");
+)cc";
 const CodeTemplate kAssignReturnValue(R"cc(${return_values} = ${rhs_value};
 )cc");
 const CodeTemplate kViewRedispatch(R"cc(${assign_return_values} ([&]() {
@@ -119,10 +122,10 @@ std::variant<std::string, Failure> emitViewFunc(const NativeFunction& f, const s
                      " in addition to known types. Please update the list or materialize it so that it can be "
                      "closed over by value"};
     if (type == CType::base(api::intArrayRefT) || type == CType::base(api::symIntArrayRefT)) {
-      replay += fill(kArrayrefToVec, TemplateEnv().set("arg", arg).set("vec", arg + "_vec"));
+      replay += support::fillSnippet(kArrayrefToVec, {{"arg", arg}, {"vec", arg + "_vec"}});
       updatedArgs.push_back(arg + "_vec");
     } else if (type == CType::optional(CType::base(api::longT))) {
-      replay += fill(kOptionalToVal, TemplateEnv().set("arg", arg).set("val", arg + "_val").set("default", "0"));
+      replay += support::fillSnippet(kOptionalToVal, {{"arg", arg}, {"val", arg + "_val"}, {"default", "0"}});
       updatedArgs.push_back(arg + "_val");
     } else {
       updatedArgs.push_back(arg);
@@ -132,9 +135,8 @@ std::variant<std::string, Failure> emitViewFunc(const NativeFunction& f, const s
   for (const Binding& b : bindings)
     if (b.name != "self") viewFuncArgs.push_back(b.name);
   if (viewIdx) viewFuncArgs.push_back(*viewIdx);
-  replay += fill(kReplayViewFunc, TemplateEnv()
-                                      .set("view_func_name", "torch::autograd::generated::" + viewFuncClassName(f))
-                                      .set("view_func_args", viewFuncArgs));
+  replay += support::fillSnippet(kReplayViewFunc, {{"view_func_name", "torch::autograd::generated::" + viewFuncClassName(f)},
+                                                   {"view_func_args", support::join(viewFuncArgs, ", ")}});
   std::vector<std::string> reverseArgs = {"self", "input_view", "at::functionalization::InverseReturnMode::AlwaysView"};
   if (viewIdx) reverseArgs.push_back(*viewIdx);
   reverseArgs.insert(reverseArgs.end(), updatedArgs.begin() + (updatedArgs.empty() ? 0 : 1), updatedArgs.end());
@@ -143,7 +145,7 @@ std::variant<std::string, Failure> emitViewFunc(const NativeFunction& f, const s
                                      .set("reverse_name", api::functionalization::reverseName(f, true))
                                      .set("unpacked_args", reverseArgs));
   const std::string reverse =
-      fill(kReverseReplayViewLambdaFunc, TemplateEnv().set("input_view", "input_view").set("reverse_replay_view_call", reverseCall));
+      support::fillSnippet(kReverseReplayViewLambdaFunc, {{"input_view", "input_view"}, {"reverse_replay_view_call", reverseCall}});
   return fill(kSetupReplayView, TemplateEnv()
                                     .set("is_view_with_metadata_change", isMetadataChangeView(api::cpp::name(f.func)) ? "true" : "false")
                                     .set("replay_view_func", replay)
@@ -260,9 +262,8 @@ std::variant<std::optional<Kernel>, Failure> kernel(const FunctionWithInfo& fn) 
   const std::string redispatchArgs = support::join(args, ", ");
   std::vector<std::string> body;
   if (modifiesArguments(f)) {
-    body.push_back(fill(kInplaceRedispatch, TemplateEnv()
-                                                .set("unambiguous_name", f.func.name.unambiguousName())
-                                                .set("unpacked_args", redispatchArgs)));
+    body.push_back(support::fillSnippet(
+        kInplaceRedispatch, {{"unambiguous_name", f.func.name.unambiguousName()}, {"unpacked_args", redispatchArgs}}));
     for (const std::string& r : api::cpp::returnNames(f)) body.push_back("increment_version(" + r + ");");
   } else {
     body.push_back(fill(kViewRedispatch, TemplateEnv()
@@ -285,10 +286,9 @@ std::variant<std::optional<Kernel>, Failure> kernel(const FunctionWithInfo& fn) 
                                              .set("type_wrapper_name", typeWrapperName(f))
                                              .set("formals", support::join(formals, ", "))
                                              .set("type_definition_body", body));
-  k.registration = fill(kWrapperRegistration, TemplateEnv()
-                                                  .set("unqual_operator_name_with_overload", f.func.name.str())
-                                                  .set("type_wrapper_name", typeWrapperName(f))
-                                                  .set("class_type", "ADInplaceOrView"));
+  k.registration = support::fillSnippet(kWrapperRegistration, {{"unqual_operator_name_with_overload", f.func.name.str()},
+                                                               {"type_wrapper_name", typeWrapperName(f)},
+                                                               {"class_type", "ADInplaceOrView"}});
   return std::optional<Kernel>(std::move(k));
 }
 

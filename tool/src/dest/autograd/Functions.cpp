@@ -4,6 +4,7 @@
 #include <map>
 
 #include "support/CodeTemplate.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest::autograd {
@@ -21,7 +22,8 @@ using support::TemplateEnv;
 // The fixed parts of the generated code (the output format of PyTorch's Functions.h/.cpp).
 // Legend: op (the node class), superclass (Node or TraceableFunction), name/idx (an input and its
 // position among the differentiable inputs), derivative (a formula), the other names are lists of
-// statements or declarations.
+// statements or declarations. Those without a placeholder that starts a line (where torchgen's
+// templates indent a block) are CodeText snippets (`$name$`): the same text, without an environment.
 const CodeTemplate kFunctionDeclaration(R"cc(#ifdef _WIN32
 struct ${op} : public ${superclass} {
   TORCH_API ${op}() = default;
@@ -42,11 +44,11 @@ struct TORCH_API ${op} : public ${superclass} {
   ${saved_list_sizes}
 };
 )cc");
-const CodeTemplate kWillReleaseVariables(R"cc(bool retain_variables = true;
+constexpr std::string_view kWillReleaseVariables = R"cc(bool retain_variables = true;
 void will_release_variables() override {
   retain_variables = false;
 }
-)cc");
+)cc";
 const CodeTemplate kFunctionDefinition(R"cc(static variable_list ${op}_apply_functional(
   variable_list&& grads,
   std::array<bool,${num_inputs}> needs_input_grad${,apply_functional_args_signature})
@@ -120,28 +122,28 @@ ${compute_index_ranges}
 auto needs_input_grad = std::array<bool, ${n}>{
   ${masks}
 };)cc");
-const CodeTemplate kDerivativeSingle(R"cc(if (needs_input_grad[/*${name}*/${idx}]) {
-  auto grad_result = ${derivative};
-  copy_range(grad_inputs, ${name}_ix, grad_result);
+constexpr std::string_view kDerivativeSingle = R"cc(if (needs_input_grad[/*$name$*/$idx$]) {
+  auto grad_result = $derivative$;
+  copy_range(grad_inputs, $name$_ix, grad_result);
 }
-)cc");
-const CodeTemplate kDerivativeSingleForeach(R"cc(if (needs_input_grad[/*${name}*/${idx}]) {  // ${name}
+)cc";
+constexpr std::string_view kDerivativeSingleForeach = R"cc(if (needs_input_grad[/*$name$*/$idx$]) {  // $name$
   std::vector<Tensor> grad_result;
   grad_result.reserve(grads.size());
   for (const auto & i : c10::irange(grads.size())) {
     if (grads[i].defined()) {
-      grad_result.emplace_back(${derivative});
+      grad_result.emplace_back($derivative$);
     } else {
       grad_result.emplace_back(Tensor());
     }
   }
-  copy_range(grad_inputs, ${name}_ix, grad_result);
+  copy_range(grad_inputs, $name$_ix, grad_result);
 }
-)cc");
-const CodeTemplate kDerivativeMultiCopyRange(R"cc(  if (needs_input_grad[/*${name}*/${idx}]) {
-    copy_range(grad_inputs, ${name}_ix, std::get<${i}>(grad_result));
+)cc";
+constexpr std::string_view kDerivativeMultiCopyRange = R"cc(  if (needs_input_grad[/*$name$*/$idx$]) {
+    copy_range(grad_inputs, $name$_ix, std::get<$i$>(grad_result));
   }
-)cc");
+)cc";
 const CodeTemplate kDerivativeMulti(R"cc(if (${needs_input_grad}) {
   ${grad_input_mask}
   auto grad_result = ${derivative};
@@ -539,7 +541,7 @@ std::optional<TemplateEnv> nodeEnv(const DifferentiabilityInfo& info, support::D
   if (usesIdent(info, "retain_variables")) {
     parts.applyFunctionalArgs.push_back("retain_variables");
     parts.applyFunctionalArgsRefTypes.push_back("bool");
-    willRelease = fill(kWillReleaseVariables, TemplateEnv());
+    willRelease = support::fillSnippet(kWillReleaseVariables, {});
   }
 
   std::vector<std::string> body;
@@ -568,8 +570,8 @@ std::optional<TemplateEnv> nodeEnv(const DifferentiabilityInfo& info, support::D
           }
         }
       }
-      const CodeTemplate& t = info.name.starts_with("_foreach_") ? kDerivativeSingleForeach : kDerivativeSingle;
-      body.push_back(fill(t, TemplateEnv().set("name", var).set("derivative", formula).set("idx", indexOf(var))));
+      const std::string_view t = info.name.starts_with("_foreach_") ? kDerivativeSingleForeach : kDerivativeSingle;
+      body.push_back(support::fillSnippet(t, {{"name", var}, {"derivative", formula}, {"idx", indexOf(var)}}));
     } else {
       std::string gradInputMask;
       if (formula.find("grad_input_mask") != std::string::npos) {
@@ -581,8 +583,7 @@ std::optional<TemplateEnv> nodeEnv(const DifferentiabilityInfo& info, support::D
       for (std::size_t i = 0; i < d.varNames.size(); ++i) {
         const std::string& n = d.varNames[i];
         needs.push_back("needs_input_grad[" + indexOf(n) + "]");
-        copyRanges.push_back(fill(kDerivativeMultiCopyRange,
-                                  TemplateEnv().set("name", n).set("i", std::to_string(i)).set("idx", indexOf(n))));
+        copyRanges.push_back(support::fillSnippet(kDerivativeMultiCopyRange, {{"name", n}, {"i", std::to_string(i)}, {"idx", indexOf(n)}}));
       }
       body.push_back(fill(kDerivativeMulti, TemplateEnv()
                                                 .set("needs_input_grad", support::join(needs, " || "))

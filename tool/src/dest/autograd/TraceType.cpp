@@ -10,6 +10,7 @@
 #include "api/Signatures.h"
 #include "dest/python/PythonBindings.h"
 #include "support/CodeTemplate.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest::autograd {
@@ -23,10 +24,12 @@ using support::TemplateEnv;
 
 // The fixed parts of the generated code. Legend: cond/true/false (a run-time choice), trace_name (the
 // operator's name in the graph), name/input (a traced input), mutable_input (the modified tensor).
+// Those without a placeholder that starts a line (where torchgen's templates indent a block) are
+// CodeText snippets (`$name$`): the same text, without an environment per snippet.
 const CodeTemplate kSelect("\nif (${cond}) {\n  ${true}\n} else {\n  ${false}\n}\n");
-const CodeTemplate kOpName("op_name = c10::Symbol::fromQualString(\"aten::${trace_name}\");\n");
-const CodeTemplate kAddTraceInput("jit::tracer::addInputs(node, \"${name}\", ${input});");
-const CodeTemplate kInplaceGuard("jit::tracer::ensureUniqueIfOutOfPlaced(\"${name}\", ${mutable_input});\n");
+constexpr std::string_view kOpName = "op_name = c10::Symbol::fromQualString(\"aten::$trace_name$\");\n";
+constexpr std::string_view kAddTraceInput = "jit::tracer::addInputs(node, \"$name$\", $input$);";
+constexpr std::string_view kInplaceGuard = "jit::tracer::ensureUniqueIfOutOfPlaced(\"$name$\", $mutable_input$);\n";
 const CodeTemplate kPreRecordTrace(
     "torch::jit::Node* node = nullptr;\n"
     "std::shared_ptr<jit::tracer::TracingState> tracer_state;\n"
@@ -48,7 +51,7 @@ const CodeTemplate kPostRecordTrace(
     "}\n");
 const CodeTemplate kTraceDispatch("${assign_return_values}at::_ops::${unambiguous_name}::redispatch(${unpacked_args});");
 const CodeTemplate kMethodDefinition("${return_type} ${type_wrapper_name}(${formals}) {\n  ${type_definition_body}\n}\n");
-const CodeTemplate kWrapperRegistration("m.impl(\"${name}\",\n       TORCH_FN(${class_type}::${type_wrapper_name})\n);\n");
+constexpr std::string_view kWrapperRegistration = "m.impl(\"$name$\",\n       TORCH_FN(TraceType::$type_wrapper_name$)\n);\n";
 
 // The arguments with which zero_ and fill_ are recorded as zeros_like and full_like when the tracer
 // forces out-of-place operators.
@@ -72,11 +75,11 @@ std::string select(const std::string& cond, const std::string& whenTrue, const s
 std::string opName(const std::string& name) {
   static const std::map<std::string, std::string> kRenameTrace = {{"zero", "zeros_like"}, {"fill", "full_like"}};
   const auto renamed = kRenameTrace.find(name);
-  return fill(kOpName, TemplateEnv().set("trace_name", renamed == kRenameTrace.end() ? name : renamed->second));
+  return support::fillSnippet(kOpName, {{"trace_name", renamed == kRenameTrace.end() ? name : renamed->second}});
 }
 
 std::string addTraceInput(const std::string& name, const std::string& input) {
-  return fill(kAddTraceInput, TemplateEnv().set("name", name).set("input", input));
+  return support::fillSnippet(kAddTraceInput, {{"name", name}, {"input", input}});
 }
 
 std::string formatTraceOpName(const NativeFunction& f) {
@@ -121,9 +124,8 @@ std::string formatPrerecordTrace(const NativeFunction& f) {
   const std::string additional = likeFactory ? select("tracer_state->force_outplace", std::string(kLikeFactoryArgs), "") : "";
   std::string guard;
   if (inplace)
-    guard = fill(kInplaceGuard, TemplateEnv()
-                                    .set("name", api::cpp::name(f.func))
-                                    .set("mutable_input", f.func.arguments.out.empty() ? "self" : f.func.arguments.out[0].name));
+    guard = support::fillSnippet(kInplaceGuard, {{"name", api::cpp::name(f.func)},
+                                                 {"mutable_input", f.func.arguments.out.empty() ? "self" : f.func.arguments.out[0].name}});
   return fill(kPreRecordTrace, TemplateEnv()
                                    .set("set_op_name", formatTraceOpName(f))
                                    .set("add_trace_inputs", formatTraceInputs(f) + additional)
@@ -179,10 +181,7 @@ std::string methodDefinition(const NativeFunction& f) {
 }
 
 std::string methodRegistration(const NativeFunction& f) {
-  return fill(kWrapperRegistration, TemplateEnv()
-                                        .set("name", f.func.name.str())
-                                        .set("type_wrapper_name", typeWrapperName(f))
-                                        .set("class_type", "TraceType"));
+  return support::fillSnippet(kWrapperRegistration, {{"name", f.func.name.str()}, {"type_wrapper_name", typeWrapperName(f)}});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "dest/autograd/TraceType.h"
 #include "dest/autograd/ViewFuncs.h"
 #include "support/CodeTemplate.h"
+#include "support/CodeText.h"
 #include "support/Strings.h"
 
 namespace opgen::dest::autograd {
@@ -35,37 +36,42 @@ using support::CodeTemplate;
 using support::TemplateEnv;
 
 // The fixed parts of the generated code (PyTorch's VariableType_N.cpp), and torchgen's lists of
-// functions with special treatment.
-const CodeTemplate kAssignGradFn(R"cc(grad_fn = c10::make_intrusive<${op}>(${op_ctor});
-grad_fn->set_next_edges(collect_next_edges( ${args_with_derivatives} ));
-)cc");
+// functions with special treatment. Those without a placeholder that starts a line (where torchgen's
+// templates indent a block) are CodeText snippets (`$name$`, a list value joined with ", " as an
+// inline placeholder joins it): the same text, without an environment per snippet. So are the debug
+// checks kSave* and kEnforce* (tens of thousands of them): their values (tensor_name,
+// tensorlist_name, out_tensor_name, fn_name) are C++ identifiers, for which a placeholder that starts
+// a line gives the same text as one within it.
+constexpr std::string_view kAssignGradFn = R"cc(grad_fn = c10::make_intrusive<$op$>($op_ctor$);
+grad_fn->set_next_edges(collect_next_edges( $args_with_derivatives$ ));
+)cc";
 const CodeTemplate kAssignReturnValue(R"cc(${return_values} = ${rhs_value};
 )cc");
-const CodeTemplate kAssignVectorOfGradFn(R"cc(for (const auto& i : c10::irange( ${irange} )) {
-  const auto ith_requires_grad = compute_requires_grad(${args_with_derivatives});
+constexpr std::string_view kAssignVectorOfGradFn = R"cc(for (const auto& i : c10::irange( $irange$ )) {
+  const auto ith_requires_grad = compute_requires_grad($args_with_derivatives$);
   check_inplace(self[i], ith_requires_grad);
-  grad_fns.push_back([&]() -> c10::intrusive_ptr<${op}> {
+  grad_fns.push_back([&]() -> c10::intrusive_ptr<$op$> {
       if (!ith_requires_grad) {
           return nullptr;
       } else {
-          auto grad_fn = c10::make_intrusive<${op}>(${op_ctor});
-          grad_fn->set_next_edges(collect_next_edges( ${args_with_derivatives} ));
+          auto grad_fn = c10::make_intrusive<$op$>($op_ctor$);
+          grad_fn->set_next_edges(collect_next_edges( $args_with_derivatives$ ));
           return grad_fn;
       }
   }());
 }
-)cc");
-const CodeTemplate kAutogradNotImplementedRegistration(R"cc(m.impl("${unqual_operator_name_with_overload}", torch::autograd::autogradNotImplementedFallback());
-)cc");
-const CodeTemplate kCallRedispatch(R"cc(at::redispatch::${api_name}(${unpacked_args}))cc");
+)cc";
+constexpr std::string_view kAutogradNotImplementedRegistration = R"cc(m.impl("$unqual_operator_name_with_overload$", torch::autograd::autogradNotImplementedFallback());
+)cc";
+constexpr std::string_view kCallRedispatch = R"cc(at::redispatch::$api_name$($unpacked_args$))cc";
 const CodeTemplate kConditional(R"cc(if (${cond}) {
   ${statements}
 }
 )cc");
-const CodeTemplate kDeclareGradFn(R"cc(c10::intrusive_ptr<${op}> grad_fn;
-)cc");
-const CodeTemplate kDeclareVectorOfGradFn(R"cc(std::vector<c10::intrusive_ptr<${op}>> grad_fns;
-)cc");
+constexpr std::string_view kDeclareGradFn = R"cc(c10::intrusive_ptr<$op$> grad_fn;
+)cc";
+constexpr std::string_view kDeclareVectorOfGradFn = R"cc(std::vector<c10::intrusive_ptr<$op$>> grad_fns;
+)cc";
 const CodeTemplate kDispatchToNonVarTypeWithoutReturnValues(R"cc({
   ${guard}
   ${base_type_call};
@@ -87,62 +93,62 @@ const CodeTemplate kDispatchToNonVarTypeWithTmpReturnValuesJvpDecomp(R"cc(auto $
   }
 })();
 )cc");
-const CodeTemplate kEnforceSameOptionaltensorlistImpl(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_impl_saved[i])
+constexpr std::string_view kEnforceSameOptionaltensorlistImpl = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_impl_saved[i])
     TORCH_INTERNAL_ASSERT(
-      ${tensorlist_name}_impl_saved[i] == static_cast<::std::optional<Tensor>>(${tensorlist_name}[i])->getIntrusivePtr());
+      $tensorlist_name$_impl_saved[i] == static_cast<::std::optional<Tensor>>($tensorlist_name$[i])->getIntrusivePtr());
 }
-)cc");
-const CodeTemplate kEnforceSameOptionaltensorlistStorage(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_storage_saved[i].value().is_alias_of(
-        static_cast<::std::optional<Tensor>>(${tensorlist_name}[i])->storage()));
+)cc";
+constexpr std::string_view kEnforceSameOptionaltensorlistStorage = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_storage_saved[i].value().is_alias_of(
+        static_cast<::std::optional<Tensor>>($tensorlist_name$[i])->storage()));
 }
-)cc");
-const CodeTemplate kEnforceSameTensorlistImpl(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_impl_saved[i] && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_impl_saved[i] == ${tensorlist_name}[i].getIntrusivePtr());
+)cc";
+constexpr std::string_view kEnforceSameTensorlistImpl = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_impl_saved[i] && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_impl_saved[i] == $tensorlist_name$[i].getIntrusivePtr());
 }
-)cc");
-const CodeTemplate kEnforceSameTensorlistStorage(R"cc(for (size_t i=0; i<${tensorlist_name}.size() && !at::impl::dispatch_mode_enabled(); i++) {
-  if (${tensorlist_name}_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch(${tensorlist_name}))
-    TORCH_INTERNAL_ASSERT(${tensorlist_name}_storage_saved[i].value().is_alias_of(${tensorlist_name}[i].storage()));
+)cc";
+constexpr std::string_view kEnforceSameTensorlistStorage = R"cc(for (size_t i=0; i<$tensorlist_name$.size() && !at::impl::dispatch_mode_enabled(); i++) {
+  if ($tensorlist_name$_storage_saved[i].has_value() && !at::impl::tensorlist_has_dispatch($tensorlist_name$))
+    TORCH_INTERNAL_ASSERT($tensorlist_name$_storage_saved[i].value().is_alias_of($tensorlist_name$[i].storage()));
 }
-)cc");
-const CodeTemplate kEnforceSameTensorImpl(R"cc(if (${tensor_name}_impl_saved && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}_impl_saved == ${tensor_name}.getIntrusivePtr());
-)cc");
-const CodeTemplate kEnforceSameTensorStorage(R"cc(if (${tensor_name}_storage_saved.has_value() &&
+)cc";
+constexpr std::string_view kEnforceSameTensorImpl = R"cc(if ($tensor_name$_impl_saved && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$_impl_saved == $tensor_name$.getIntrusivePtr());
+)cc";
+constexpr std::string_view kEnforceSameTensorStorage = R"cc(if ($tensor_name$_storage_saved.has_value() &&
     !at::impl::dispatch_mode_enabled() &&
-    !at::impl::tensor_has_dispatch(${tensor_name}) &&
-    !at::impl::tensor_has_dispatch(${out_tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}_storage_saved.value().is_alias_of(${out_tensor_name}.storage()));
-)cc");
-const CodeTemplate kEnforceTensorImplUseCount(R"cc(if (!at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name}))
-  TORCH_INTERNAL_ASSERT(${tensor_name}.use_count() == expected_fresh_use_count(${tensor_name}), "function: ${fn_name}");
-)cc");
-const CodeTemplate kEnforceTensorStorageUseCountEqualsOne(R"cc(if (${tensor_name}.has_storage() && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch(${tensor_name})) {
-  TORCH_INTERNAL_ASSERT(${tensor_name}.storage().use_count() == 1, "function: ${fn_name}");
+    !at::impl::tensor_has_dispatch($tensor_name$) &&
+    !at::impl::tensor_has_dispatch($out_tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$_storage_saved.value().is_alias_of($out_tensor_name$.storage()));
+)cc";
+constexpr std::string_view kEnforceTensorImplUseCount = R"cc(if (!at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$))
+  TORCH_INTERNAL_ASSERT($tensor_name$.use_count() == expected_fresh_use_count($tensor_name$), "function: $fn_name$");
+)cc";
+constexpr std::string_view kEnforceTensorStorageUseCountEqualsOne = R"cc(if ($tensor_name$.has_storage() && !at::impl::dispatch_mode_enabled() && !at::impl::tensor_has_dispatch($tensor_name$)) {
+  TORCH_INTERNAL_ASSERT($tensor_name$.storage().use_count() == 1, "function: $fn_name$");
 }
-)cc");
-const CodeTemplate kFireNodeCreationHooks(R"cc(if (${node}) {
-    fire_node_creation_hooks(${node});
+)cc";
+constexpr std::string_view kFireNodeCreationHooks = R"cc(if ($node$) {
+    fire_node_creation_hooks($node$);
 }
-)cc");
-const CodeTemplate kFwDerivativeCheckTemplate(R"cc(isFwGradDefined(${req_inp}))cc");
-const CodeTemplate kFwDerivativeDefinedGradTemplate(R"cc(auto ${inp_name}_t_raw = toNonOptFwGrad(${inp});
-auto ${inp_name}_tensor = toNonOptTensor(${inp});
-auto ${inp_name}_t = (${inp_name}_t_raw.defined() || !${inp_name}_tensor.defined())
-  ? ${inp_name}_t_raw : at::${zeros_fn}(${inp_name}_tensor.sym_sizes(), ${inp_name}_tensor.options());
-)cc");
-const CodeTemplate kFwDerivativeDefinedPrimalTemplate(R"cc(auto ${inp_name}_p = toNonOptPrimal(${inp});
-)cc");
+)cc";
+constexpr std::string_view kFwDerivativeCheckTemplate = R"cc(isFwGradDefined($req_inp$))cc";
+constexpr std::string_view kFwDerivativeDefinedGradTemplate = R"cc(auto $inp_name$_t_raw = toNonOptFwGrad($inp$);
+auto $inp_name$_tensor = toNonOptTensor($inp$);
+auto $inp_name$_t = ($inp_name$_t_raw.defined() || !$inp_name$_tensor.defined())
+  ? $inp_name$_t_raw : at::$zeros_fn$($inp_name$_tensor.sym_sizes(), $inp_name$_tensor.options());
+)cc";
+constexpr std::string_view kFwDerivativeDefinedPrimalTemplate = R"cc(auto $inp_name$_p = toNonOptPrimal($inp$);
+)cc";
 const CodeTemplate kFwDerivativeForbidListTemplate(R"cc(for (const auto& _t: ${arg}) {
     TORCH_CHECK_NOT_IMPLEMENTED(!(${cond}), "Trying to use forward AD with ${name} that does not support it ${msg}");
 }
 )cc");
-const CodeTemplate kFwDerivativeForbidTemplate(R"cc(TORCH_CHECK_NOT_IMPLEMENTED(!(${cond}), "Trying to use forward AD with ${name} that does not support it ${msg}");
-)cc");
+constexpr std::string_view kFwDerivativeForbidTemplate = R"cc(TORCH_CHECK_NOT_IMPLEMENTED(!($cond$), "Trying to use forward AD with $name$ that does not support it $msg$");
+)cc";
 const CodeTemplate kFwDerivativeForeachTemplate(R"cc(${fw_grad_opt_definition}
 for (const auto& i : c10::irange(${vector_of_optional_tensor}.size())) {
   if (${any_has_forward_grad_for_current_index}) {
@@ -193,9 +199,9 @@ if (${requires_fw_grad}) {
     ${out_arg}_new_fw_grad_opt = ${formula};
 }
 )cc");
-const CodeTemplate kFwDerivativeTensorlistCheckTemplate(R"cc(isFwGradDefinedTensorList(${req_inp}))cc");
-const CodeTemplate kFwDerivativeUpdateWrappedNumTemplate(R"cc(update_wrapped_number(${inp_name}_tensor, ${inp_name}_t);
-)cc");
+constexpr std::string_view kFwDerivativeTensorlistCheckTemplate = R"cc(isFwGradDefinedTensorList($req_inp$))cc";
+constexpr std::string_view kFwDerivativeUpdateWrappedNumTemplate = R"cc(update_wrapped_number($inp_name$_tensor, $inp_name$_t);
+)cc";
 const CodeTemplate kLoopOverVectorOfGradFns(R"cc(if (!grad_fns.empty()) {
     ${preamble}
     for (const auto& i : c10::irange(grad_fns.size())) {
@@ -210,41 +216,41 @@ const CodeTemplate kMethodDefinition(R"cc(${return_type} ${type_wrapper_name}(${
   ${type_definition_body}
 }
 )cc");
-const CodeTemplate kRebaseHistory(R"cc(c10::intrusive_ptr<Node> _rebased_fn;
+constexpr std::string_view kRebaseHistory = R"cc(c10::intrusive_ptr<Node> _rebased_fn;
 if (grad_fn) {
-    _rebased_fn = rebase_history(${differentiable_outputs}, grad_fn);
+    _rebased_fn = rebase_history($differentiable_outputs$, grad_fn);
 }
-)cc");
+)cc";
 const CodeTemplate kRunOnlyInDebugMode(R"cc(#ifndef NDEBUG
 ${statements}
 #endif
 )cc");
-const CodeTemplate kSaveOptionaltensorlistImpl(R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> ${tensorlist_name}_impl_saved(${tensorlist_name}.size());
-for (size_t i=0; i<${tensorlist_name}.size(); i++) {
-  ::std::optional<Tensor> t = ${tensorlist_name}[i];
-  if (t.has_value() && t->defined()) ${tensorlist_name}_impl_saved[i] = t->getIntrusivePtr();
+constexpr std::string_view kSaveOptionaltensorlistImpl = R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> $tensorlist_name$_impl_saved($tensorlist_name$.size());
+for (size_t i=0; i<$tensorlist_name$.size(); i++) {
+  ::std::optional<Tensor> t = $tensorlist_name$[i];
+  if (t.has_value() && t->defined()) $tensorlist_name$_impl_saved[i] = t->getIntrusivePtr();
 }
-)cc");
-const CodeTemplate kSaveOptionaltensorlistStorage(R"cc(std::vector<::std::optional<Storage>> ${tensorlist_name}_storage_saved(${tensorlist_name}.size());
-for (const ::std::optional<Tensor>& tensor : ${tensorlist_name})
-  ${tensorlist_name}_storage_saved.push_back(
+)cc";
+constexpr std::string_view kSaveOptionaltensorlistStorage = R"cc(std::vector<::std::optional<Storage>> $tensorlist_name$_storage_saved($tensorlist_name$.size());
+for (const ::std::optional<Tensor>& tensor : $tensorlist_name$)
+  $tensorlist_name$_storage_saved.push_back(
     tensor.has_value() && tensor->has_storage() ? ::std::optional<Storage>(tensor->storage()) : ::std::nullopt);
-)cc");
-const CodeTemplate kSaveTensorlistImpl(R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> ${tensorlist_name}_impl_saved(${tensorlist_name}.size());
-for (size_t i=0; i<${tensorlist_name}.size(); i++)
-  if (${tensorlist_name}[i].defined()) ${tensorlist_name}_impl_saved[i] = ${tensorlist_name}[i].getIntrusivePtr();
-)cc");
-const CodeTemplate kSaveTensorlistStorage(R"cc(std::vector<::std::optional<Storage>> ${tensorlist_name}_storage_saved(${tensorlist_name}.size());
-for (const Tensor& tensor : ${tensorlist_name})
-  ${tensorlist_name}_storage_saved.push_back(
+)cc";
+constexpr std::string_view kSaveTensorlistImpl = R"cc(std::vector<c10::intrusive_ptr<TensorImpl>> $tensorlist_name$_impl_saved($tensorlist_name$.size());
+for (size_t i=0; i<$tensorlist_name$.size(); i++)
+  if ($tensorlist_name$[i].defined()) $tensorlist_name$_impl_saved[i] = $tensorlist_name$[i].getIntrusivePtr();
+)cc";
+constexpr std::string_view kSaveTensorlistStorage = R"cc(std::vector<::std::optional<Storage>> $tensorlist_name$_storage_saved($tensorlist_name$.size());
+for (const Tensor& tensor : $tensorlist_name$)
+  $tensorlist_name$_storage_saved.push_back(
     tensor.has_storage() ? ::std::optional<Storage>(tensor.storage()) : ::std::nullopt);
-)cc");
-const CodeTemplate kSaveTensorImpl(R"cc(c10::intrusive_ptr<TensorImpl> ${tensor_name}_impl_saved;
-if (${tensor_name}.defined()) ${tensor_name}_impl_saved = ${tensor_name}.getIntrusivePtr();
-)cc");
-const CodeTemplate kSaveTensorStorage(R"cc(auto ${tensor_name}_storage_saved =
-  ${tensor_name}.has_storage() ? ::std::optional<Storage>(${tensor_name}.storage()) : ::std::nullopt;
-)cc");
+)cc";
+constexpr std::string_view kSaveTensorImpl = R"cc(c10::intrusive_ptr<TensorImpl> $tensor_name$_impl_saved;
+if ($tensor_name$.defined()) $tensor_name$_impl_saved = $tensor_name$.getIntrusivePtr();
+)cc";
+constexpr std::string_view kSaveTensorStorage = R"cc(auto $tensor_name$_storage_saved =
+  $tensor_name$.has_storage() ? ::std::optional<Storage>($tensor_name$.storage()) : ::std::nullopt;
+)cc";
 const CodeTemplate kSetupAnyRequiresGrad(R"cc([[maybe_unused]] auto _any_requires_grad = compute_requires_grad( ${args_with_derivatives} );
 ${extra_differentiability_conditions}
 )cc");
@@ -252,18 +258,18 @@ const CodeTemplate kSetupDerivative(R"cc(if (_any_requires_grad) {
   ${setup}
 }
 )cc");
-const CodeTemplate kSetupNoneRequiresGrad(R"cc(if (compute_requires_grad( ${args_to_check} )) {
-  throw_error_out_requires_grad("${base_name}");
+constexpr std::string_view kSetupNoneRequiresGrad = R"cc(if (compute_requires_grad( $args_to_check$ )) {
+  throw_error_out_requires_grad("$base_name$");
 }
-)cc");
+)cc";
 const CodeTemplate kSetHistory(R"cc(if (grad_fn) {
     ${fn}_history(${differentiable_outputs}, grad_fn);
 }
 )cc");
-const CodeTemplate kWrapperRegistration(R"cc(m.impl("${unqual_operator_name_with_overload}",
-       TORCH_FN(${class_type}::${type_wrapper_name})
+constexpr std::string_view kWrapperRegistration = R"cc(m.impl("$unqual_operator_name_with_overload$",
+       TORCH_FN($class_type$::$type_wrapper_name$)
 );
-)cc");
+)cc";
 const std::set<std::string, std::less<>> kDontRequireDerivative = {
     "__and__", "__iand__", "__ilshift__", "__ior__", "__irshift__", "__ixor__", "__lshift__", "__or__",
     "__rshift__", "__xor__", "_coalesced_", "_nested_tensor_size", "_nested_tensor_storage_offsets",
@@ -591,11 +597,13 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::setupDerivative() {
     return out;
   };
   if (isOutFn_) {
-    body.push_back(fill(kDeclareGradFn, TemplateEnv().set("op", "Node")));
-    body.push_back(fill(kSetupNoneRequiresGrad,
-                        TemplateEnv().set("base_name", baseName_).set("args_to_check", names(differentiableInputs_))));
-    body.push_back(fill(kSetupNoneRequiresGrad,
-                        TemplateEnv().set("base_name", baseName_).set("args_to_check", names(differentiableOutputs_))));
+    body.push_back(support::fillSnippet(kDeclareGradFn, {{"op", "Node"}}));
+    body.push_back(support::fillSnippet(
+        kSetupNoneRequiresGrad,
+        {{"base_name", baseName_}, {"args_to_check", support::join(names(differentiableInputs_), ", ")}}));
+    body.push_back(support::fillSnippet(
+        kSetupNoneRequiresGrad,
+        {{"base_name", baseName_}, {"args_to_check", support::join(names(differentiableOutputs_), ", ")}}));
     return body;
   }
   const bool hasDerivatives = info_ != nullptr && info_->hasDerivatives();
@@ -603,10 +611,10 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::setupDerivative() {
   const std::string opCtor = hasDerivatives ? "" : "\"" + api::cpp::name(f_.func) + "\"";
   std::vector<std::string> setup;
   if (!isInplaceForeach_) {
-    for (std::string& line : splitLines(fill(kAssignGradFn, TemplateEnv()
-                                                              .set("op", op)
-                                                              .set("op_ctor", opCtor)
-                                                              .set("args_with_derivatives", names(argsWithDerivatives_)))))
+    for (std::string& line :
+         splitLines(support::fillSnippet(kAssignGradFn, {{"op", op},
+                                                         {"op_ctor", opCtor},
+                                                         {"args_with_derivatives", support::join(names(argsWithDerivatives_), ", ")}})))
       setup.push_back(std::move(line));
   } else {
     std::vector<std::string> args = names(argsWithDerivatives_);
@@ -618,11 +626,10 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::setupDerivative() {
         a += "[i]";
       }
     }
-    for (std::string& line : splitLines(fill(kAssignVectorOfGradFn, TemplateEnv()
-                                                                      .set("op", op)
-                                                                      .set("op_ctor", opCtor)
-                                                                      .set("args_with_derivatives", args)
-                                                                      .set("irange", "self.size()"))))
+    for (std::string& line : splitLines(support::fillSnippet(kAssignVectorOfGradFn, {{"op", op},
+                                                                                      {"op_ctor", opCtor},
+                                                                                      {"args_with_derivatives", support::join(args, ", ")},
+                                                                                      {"irange", "self.size()"}})))
       setup.push_back(std::move(line));
   }
   // emit_save_inputs
@@ -645,7 +652,7 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::setupDerivative() {
     if (a.name == "output") continue;
     body.push_back("check_no_requires_grad(" + a.name + ", \"" + a.name + "\", \"" + name_ + "\");");
   }
-  body.push_back(fill(isInplaceForeach_ ? kDeclareVectorOfGradFn : kDeclareGradFn, TemplateEnv().set("op", op)));
+  body.push_back(support::fillSnippet(isInplaceForeach_ ? kDeclareVectorOfGradFn : kDeclareGradFn, {{"op", op}}));
   body.push_back(fill(kSetupDerivative, TemplateEnv().set("setup", setup)));
   return body;
 }
@@ -662,9 +669,9 @@ std::variant<std::string, Failure> BodyEmitter::anyHasFwGradCond(const ForwardDe
     for (const model::Argument* a : args) {
       const std::optional<DiffInput> in = differentiableInput(*a);
       if (!in) continue;
-      if (isTensorType(in->type)) toCheck.push_back(fill(kFwDerivativeCheckTemplate, TemplateEnv().set("req_inp", in->name)));
+      if (isTensorType(in->type)) toCheck.push_back(support::fillSnippet(kFwDerivativeCheckTemplate, {{"req_inp", in->name}}));
       else if (isTensorListType(in->type))
-        toCheck.push_back(fill(kFwDerivativeTensorlistCheckTemplate, TemplateEnv().set("req_inp", in->name)));
+        toCheck.push_back(support::fillSnippet(kFwDerivativeTensorlistCheckTemplate, {{"req_inp", in->name}}));
       else return Failure{"Unsupported input type for \"" + name_ + "\" when forbidding forward AD usage."};
     }
     return "(" + support::join(toCheck, " || ") + ")";
@@ -680,8 +687,8 @@ std::variant<std::string, Failure> BodyEmitter::anyHasFwGradCond(const ForwardDe
   std::vector<std::string> parts;
   for (const DiffInput& in : differentiableInputs_)
     if (contains(derivative->requiredInputsFwGrad, in.name))
-      parts.push_back(fill(isTensorListType(in.type) ? kFwDerivativeTensorlistCheckTemplate : kFwDerivativeCheckTemplate,
-                           TemplateEnv().set("req_inp", in.name)));
+      parts.push_back(support::fillSnippet(
+          isTensorListType(in.type) ? kFwDerivativeTensorlistCheckTemplate : kFwDerivativeCheckTemplate, {{"req_inp", in.name}}));
   return "(" + support::join(parts, " || ") + ")";
 }
 
@@ -713,9 +720,9 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::anyHasForwardGrad()
       }
       if (isTensorListType(inType)) {
         if (inName != "self") content.push_back(fill(kFwDerivativeSizeCheckTemplate, TemplateEnv().set("inp_name", inName)));
-        conditions.push_back(fill(kFwDerivativeCheckTemplate, TemplateEnv().set("req_inp", inName + "[i]")));
+        conditions.push_back(support::fillSnippet(kFwDerivativeCheckTemplate, {{"req_inp", inName + "[i]"}}));
       } else {
-        conditions.push_back(fill(kFwDerivativeCheckTemplate, TemplateEnv().set("req_inp", inName)));
+        conditions.push_back(support::fillSnippet(kFwDerivativeCheckTemplate, {{"req_inp", inName}}));
       }
     }
     content.push_back("std::vector<bool> " + vec + "(self.size());");
@@ -749,22 +756,18 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::fwDerivatives() {
       if (isInplaceForeach_ && mapped != refToForeach_.end()) inName = mapped->second->name;
       zerosFn = inplace_ && in.name == "self" ? "zeros_symint" : "_efficientzerotensor_symint";
       if (contains(d.requiredInputsFwGrad, in.name)) {
-        unpacked += fill(kFwDerivativeDefinedGradTemplate,
-                         TemplateEnv().set("inp_name", in.name).set("inp", inName + suffix).set("zeros_fn", zerosFn));
+        unpacked += support::fillSnippet(kFwDerivativeDefinedGradTemplate, {{"inp_name", in.name}, {"inp", inName + suffix}, {"zeros_fn", zerosFn}});
         if (zerosFn == "_efficientzerotensor_symint")
-          unpacked += fill(kFwDerivativeUpdateWrappedNumTemplate, TemplateEnv().set("inp_name", in.name));
+          unpacked += support::fillSnippet(kFwDerivativeUpdateWrappedNumTemplate, {{"inp_name", in.name}});
       }
       if (contains(d.requiredInputsPrimal, in.name))
-        unpacked += fill(kFwDerivativeDefinedPrimalTemplate, TemplateEnv().set("inp_name", in.name).set("inp", inName + suffix));
+        unpacked += support::fillSnippet(kFwDerivativeDefinedPrimalTemplate, {{"inp_name", in.name}, {"inp", inName + suffix}});
     }
     if (d.requiredOriginalSelfValue) {
       const std::string suffix = isInplaceForeach_ ? "s[i]" : "";
-      unpacked += fill(kFwDerivativeDefinedGradTemplate, TemplateEnv()
-                                                             .set("inp_name", "original_self")
-                                                             .set("inp", "original_self" + suffix)
-                                                             .set("zeros_fn", zerosFn));
-      unpacked += fill(kFwDerivativeDefinedPrimalTemplate,
-                       TemplateEnv().set("inp_name", "original_self").set("inp", "original_self" + suffix));
+      unpacked += support::fillSnippet(kFwDerivativeDefinedGradTemplate,
+                                       {{"inp_name", "original_self"}, {"inp", "original_self" + suffix}, {"zeros_fn", zerosFn}});
+      unpacked += support::fillSnippet(kFwDerivativeDefinedPrimalTemplate, {{"inp_name", "original_self"}, {"inp", "original_self" + suffix}});
     } else if (inplace_ && d.isReusingOutplaceFormula) {
       unpacked += "self_t = GradMode::is_enabled() ? self_t.clone() : self_t;";
     }
@@ -845,20 +848,20 @@ std::variant<std::string, Failure> BodyEmitter::checkTensorImplAndStorage(std::s
     const std::string& arg = b.name;
     const CType t = b.nctype.type.removeConstRef();
     if (t == CType::base(api::tensorListT) || t == CType::base(api::iTensorListRefT)) {
-      before.push_back(fill(kSaveTensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      before.push_back(fill(kSaveTensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameTensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameTensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
+      before.push_back(support::fillSnippet(kSaveTensorlistStorage, {{"tensorlist_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveTensorlistImpl, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorlistStorage, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorlistImpl, {{"tensorlist_name", arg}}));
     } else if (t == CType::list(CType::optional(tensor))) {
-      before.push_back(fill(kSaveOptionaltensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      before.push_back(fill(kSaveOptionaltensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameOptionaltensorlistStorage, TemplateEnv().set("tensorlist_name", arg)));
-      after.push_back(fill(kEnforceSameOptionaltensorlistImpl, TemplateEnv().set("tensorlist_name", arg)));
+      before.push_back(support::fillSnippet(kSaveOptionaltensorlistStorage, {{"tensorlist_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveOptionaltensorlistImpl, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameOptionaltensorlistStorage, {{"tensorlist_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameOptionaltensorlistImpl, {{"tensorlist_name", arg}}));
     } else if (t == tensor) {
-      before.push_back(fill(kSaveTensorStorage, TemplateEnv().set("tensor_name", arg)));
-      before.push_back(fill(kSaveTensorImpl, TemplateEnv().set("tensor_name", arg)));
-      after.push_back(fill(kEnforceSameTensorStorage, TemplateEnv().set("tensor_name", arg).set("out_tensor_name", arg)));
-      after.push_back(fill(kEnforceSameTensorImpl, TemplateEnv().set("tensor_name", arg)));
+      before.push_back(support::fillSnippet(kSaveTensorStorage, {{"tensor_name", arg}}));
+      before.push_back(support::fillSnippet(kSaveTensorImpl, {{"tensor_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorStorage, {{"tensor_name", arg}, {"out_tensor_name", arg}}));
+      after.push_back(support::fillSnippet(kEnforceSameTensorImpl, {{"tensor_name", arg}}));
     }
   }
   if (!modifiesArguments(f_)) {
@@ -873,13 +876,12 @@ std::variant<std::string, Failure> BodyEmitter::checkTensorImplAndStorage(std::s
       if (t == tensor) {
         if (aliased) {
           if (i != 0) return Failure{"Expect non-CompositeImplicitAutograd view function " + base + " to return single output"};
-          after.push_back(fill(kEnforceSameTensorStorage, TemplateEnv().set("tensor_name", *aliased).set("out_tensor_name", retNames[i])));
+          after.push_back(support::fillSnippet(kEnforceSameTensorStorage, {{"tensor_name", *aliased}, {"out_tensor_name", retNames[i]}}));
         } else if (!kDontEnforceStorageImplUseCount.count(wrapper)) {
-          after.push_back(fill(kEnforceTensorStorageUseCountEqualsOne,
-                               TemplateEnv().set("tensor_name", retNames[i]).set("fn_name", wrapper)));
+          after.push_back(support::fillSnippet(kEnforceTensorStorageUseCountEqualsOne, {{"tensor_name", retNames[i]}, {"fn_name", wrapper}}));
         }
         if (!kDontEnforceTensorImplUseCount.count(wrapper))
-          after.push_back(fill(kEnforceTensorImplUseCount, TemplateEnv().set("tensor_name", retNames[i]).set("fn_name", wrapper)));
+          after.push_back(support::fillSnippet(kEnforceTensorImplUseCount, {{"tensor_name", retNames[i]}, {"fn_name", wrapper}}));
       } else if (t == CType::list(CType::optional(tensor)) || t == CType::base(api::tensorListT)) {
         return Failure{"Please add use_count checks for " + t.cppType()};
       }
@@ -894,10 +896,9 @@ std::variant<std::string, Failure> BodyEmitter::checkTensorImplAndStorage(std::s
 std::variant<std::string, Failure> BodyEmitter::call(const std::vector<Binding>& unpacked) {
   std::vector<std::string> args = {"ks & c10::after_autograd_keyset"};
   for (const Binding& b : unpacked) args.push_back(b.name);
-  const std::string baseTypeCall = fill(
-      kCallRedispatch, TemplateEnv()
-                           .set("api_name", api::cpp::name(f_.func, /*faithfulNameForOutOverloads=*/true, f_.func.hasSymInt()))
-                           .set("unpacked_args", args));
+  const std::string baseTypeCall = support::fillSnippet(
+      kCallRedispatch, {{"api_name", api::cpp::name(f_.func, /*faithfulNameForOutOverloads=*/true, f_.func.hasSymInt())},
+                        {"unpacked_args", support::join(args, ", ")}});
   const std::string guard = viewInfo(f_) != nullptr || modifiesArguments(f_) ? "at::AutoDispatchBelowAutograd guard;"
                                                                              : "at::AutoDispatchBelowADInplaceOrView guard;";
   std::string anyHasForwardGrad = "false";
@@ -946,7 +947,7 @@ std::string BodyEmitter::history() const {
   for (const DiffOutput& o : differentiableOutputs_) names.push_back(o.name);
   const std::string outs = "flatten_tensor_args( " + (isInplaceForeach_ ? std::string("self") : support::join(names, ", ")) + " )";
   if (!isInplaceForeach_) {
-    if (fn == "rebase") return fill(kRebaseHistory, TemplateEnv().set("differentiable_outputs", outs));
+    if (fn == "rebase") return support::fillSnippet(kRebaseHistory, {{"differentiable_outputs", outs}});
     return fill(kSetHistory, TemplateEnv().set("fn", fn).set("differentiable_outputs", outs));
   }
   std::string decl, capture;
@@ -1113,7 +1114,7 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::emit() {
                                     "we can prioritize its implementation.";
     auto cond = anyHasFwGradCond(nullptr);
     if (auto* failure = std::get_if<Failure>(&cond)) return *failure;
-    return fill(kFwDerivativeForbidTemplate, TemplateEnv().set("cond", std::get<std::string>(cond)).set("name", name_).set("msg", msg));
+    return support::fillSnippet(kFwDerivativeForbidTemplate, {{"cond", std::get<std::string>(cond)}, {"name", name_}, {"msg", msg}});
   };
   if (isOutFn_) {
     if (auto failure = append(forbid(true))) return *failure;
@@ -1128,7 +1129,7 @@ std::variant<std::vector<std::string>, Failure> BodyEmitter::emit() {
     if (auto failure = append(saveOutputs())) return *failure;
     const bool rebase = modifiesArguments(f_) && viewInfo(f_) == nullptr;
     if (!isInplaceForeach_) {
-      body.push_back(fill(kFireNodeCreationHooks, TemplateEnv().set("node", rebase ? "_rebased_fn" : "grad_fn")));
+      body.push_back(support::fillSnippet(kFireNodeCreationHooks, {{"node", rebase ? "_rebased_fn" : "grad_fn"}}));
     } else {
       const std::string node = rebase ? "_rebased_fns[i]" : "grad_fns[i]";
       body.push_back("for (const auto& i : c10::irange(grad_fns.size())) {\n    if (" + node +
@@ -1161,7 +1162,7 @@ std::variant<ShardEnv, Failure> variableTypeEnv(const FunctionWithInfo& fn) {
   if (notImplemented) {
     env.push_back({"type_derived_method_definitions_Default", {""}});
     env.push_back({"wrapper_registrations_Default",
-                   {fill(kAutogradNotImplementedRegistration, TemplateEnv().set("unqual_operator_name_with_overload", f.func.name.str()))}});
+                   {support::fillSnippet(kAutogradNotImplementedRegistration, {{"unqual_operator_name_with_overload", f.func.name.str()}})}});
   } else {
     std::vector<std::string> keys;
     if (fn.info.empty()) keys = {"Default"};
@@ -1176,10 +1177,9 @@ std::variant<ShardEnv, Failure> variableTypeEnv(const FunctionWithInfo& fn) {
                                                   .set("type_definition_body", std::get<0>(body))
                                                   .set("formals", formals(f, options)))}});
       env.push_back({"wrapper_registrations_" + key,
-                     {fill(kWrapperRegistration, TemplateEnv()
-                                                     .set("unqual_operator_name_with_overload", f.func.name.str())
-                                                     .set("type_wrapper_name", typeWrapperName(f, key))
-                                                     .set("class_type", "VariableType"))}});
+                     {support::fillSnippet(kWrapperRegistration, {{"unqual_operator_name_with_overload", f.func.name.str()},
+                                                                  {"type_wrapper_name", typeWrapperName(f, key)},
+                                                                  {"class_type", "VariableType"}})}});
     }
   }
   static const std::set<std::string> kManualBackend = {"options", "data", "set_data", "is_leaf", "output_nr", "_version",
