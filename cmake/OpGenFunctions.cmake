@@ -122,7 +122,10 @@ names the function, the library and the argument. Expects the executable target 
   ``torch.compile(fullgraph=True)`` static and dynamic, and ``torch.export``, on the inputs
   ``SAMPLES`` gives. It prints one line per operator and check; checks the PyTorch in use lacks are
   skipped (the whole test, exit status 77, on PyTorch 1.x). ``PYTHON``: the interpreter (default
-  ``python3``).
+  ``python3``, as found on ``PATH`` when the test runs): give it where that is not the interpreter of
+  the PyTorch the library is built against (a virtual environment, pyenv), say ``PYTHON
+  ${Python3_EXECUTABLE}``; an interpreter without torch fails the test, saying so. A failing check
+  prints its first line; ``OPGEN_OPCHECK_VERBOSE=1`` in the environment prints its stack trace.
 #]=======================================================================]
 include_guard(GLOBAL)
 # install_operator_library(NAME ...): installs a library for other projects.

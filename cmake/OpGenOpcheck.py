@@ -148,7 +148,8 @@ def missing_checks_of(op):
 
 
 def first_line(ex):
-    text = f"{type(ex).__name__}: {ex}".strip()
+    # (opcheck's own messages end in "(scroll up for stack trace)": this prints none unless verbose)
+    text = f"{type(ex).__name__}: {ex}".replace(" (scroll up for stack trace)", "").strip()
     for line in text.splitlines():
         if line.strip():
             return line.strip()[:400]
@@ -219,10 +220,16 @@ def main():
         print(f"{ns}::{name}: FAIL (EXPECTED_FAILURES names it, but it has no samples)")
         counts["FAIL"] += 1
     print(f"opcheck of {ns} (PyTorch {torch.__version__}): " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    if counts["FAIL"] and not verbose:
+        print("(OPGEN_OPCHECK_VERBOSE=1 in the environment prints each failure's stack trace)")
     return 1 if counts["FAIL"] or counts["XPASS"] else 0
 
 
 if __name__ == "__main__":
-    import torch
+    try:
+        import torch
+    except ImportError as ex:
+        sys.exit(f"OpGenOpcheck.py: {sys.executable} cannot import torch ({ex}): give opgen_add_opcheck_test the "
+                 f"interpreter of the PyTorch the library is built against (PYTHON <exe>)")
     import torch.utils._pytree as pytree
     sys.exit(main())

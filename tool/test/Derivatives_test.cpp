@@ -213,6 +213,21 @@ TEST(Derivatives, InPlaceOverloadsWithoutEntryReuseTheFunctionalOne) {
 )");
   ASSERT_TRUE(own->derivatives) << own->diags.str();
   EXPECT_TRUE(own->derivatives->entries()[0].inplaceVariants.empty());  // sq_ has its own entry
+  EXPECT_TRUE(own->diags.all().empty()) << own->diags.str();
+}
+
+// Formulas under an in-place operator alone leave its functional variant (an `autogen:` one, say)
+// without gradient: accepted, with a warning at the entry that says where they belong.
+TEST(Derivatives, InPlaceEntryWithoutItsFunctionalOneIsAWarning) {
+  std::unique_ptr<Loaded> r = load(R"(- name: sq_(Tensor(a!) self) -> Tensor(a!)
+  self: 2 * grad * self
+)");
+  ASSERT_TRUE(r->derivatives) << r->diags.str();
+  ASSERT_EQ(r->diags.all().size(), 1u) << r->diags.str();
+  EXPECT_EQ(r->diags.all().front().str(),
+            "derivatives.yaml:1:9: warning: in 'sq_': its functional variant 'sq' has no entry, so a gradient "
+            "through it fails at backward (an in-place operator's formulas do not reach its functional variant); "
+            "give these formulas to 'sq' instead: 'sq_' then takes them from it");
 }
 
 TEST(Derivatives, ViewOperators) {

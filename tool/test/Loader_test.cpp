@@ -190,6 +190,15 @@ TEST(LoaderErrors, IllegalTag) {
             "ops.yaml:2:16: error: in 'foo': illegal tag 'shiny' (not declared in tags.yaml)");
 }
 
+TEST(LoaderErrors, TagWithoutTagsYaml) {
+  Loaded r;
+  r.ops = loadNativeFunctions("ops.yaml", "- func: foo(Tensor self) -> Tensor\n  tags: view_copy\n", {}, {}, r.diags);
+  EXPECT_FALSE(r.ops.has_value());
+  EXPECT_EQ(r.diags.str(),
+            "ops.yaml:2:9: error: in 'foo': tag 'view_copy' used but tags.yaml declares no tags (a tags.yaml beside the "
+            "YAML, or given with TAGS / --tags, declares each as `- tag: view_copy` with a `desc:`)\n");
+}
+
 TEST(LoaderErrors, StructuredDelegateNamesNothing) {
   EXPECT_EQ(errorOf("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n"),
             "ops.yaml:2:24: error: in 'foo': marked as a structured_delegate pointing to foo.out, but foo.out is missing");

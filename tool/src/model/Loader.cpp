@@ -215,7 +215,8 @@ bool EntryParser::parseTags(NativeFunction& f) {
   if (f.func.isOutFn() && validTags_.count("out")) tags.emplace_back("out", &e_);
   if (f.func.name.name.inplace && validTags_.count("inplace")) tags.emplace_back("inplace", &e_);
   for (const auto& [t, node] : tags) {
-    if (validTags_.empty()) return fail(*node, "tag '" + t + "' used but tags.yaml declares no tags");
+    if (validTags_.empty()) return fail(*node, "tag '" + t + "' used but tags.yaml declares no tags (a tags.yaml beside the YAML, or given "
+                                                    "with TAGS / --tags, declares each as `- tag: " + t + "` with a `desc:`)");
     if (!validTags_.count(t)) return fail(*node, "illegal tag '" + t + "' (not declared in tags.yaml)");
     f.tags.insert(t);
     if (node != &e_) {
