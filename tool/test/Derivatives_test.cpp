@@ -285,7 +285,8 @@ TEST(Derivatives, Errors) {
             "derivatives.yaml:1:9: error: operator 'other::split2' is not in the library's namespace 'lib'");
   EXPECT_EQ(errorOf("- name: split2(Tensor self) -> (Tensor a, Tensor b)\n  self: grad_a\n  weight: grad_b\n"),
             "derivatives.yaml:3:3: error: in 'split2': No matching output for forward derivative definition: 'weight' is "
-            "neither an argument nor a return of 'split2' (returns: a, b)");
+            "neither an argument (the key of a backward formula) nor a return (the key of a forward formula) of "
+            "'split2' (returns: a, b)");
   EXPECT_EQ(errorOf("- name: mul2(Tensor self, Tensor other, *, int power=1) -> Tensor\n  self: grad * other\n"),
             "derivatives.yaml:1:9: error: in 'mul2': tensor argument 'other' has no formula: give one, "
             "not_implemented(\"mul2\") or non_differentiable");

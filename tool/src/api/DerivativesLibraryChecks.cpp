@@ -41,7 +41,8 @@ bool isTensorListBinding(const Binding& b) {
 Failure noMatchingOutput(const NativeFunction& f, const SourceLoc& at, const std::vector<std::string>& returns,
                          const std::string& name) {
   return Failure{at, "No matching output for forward derivative definition: '" + name + "' is neither an argument "
-                           "nor a return of '" + f.func.name.str() + "' (returns: " + support::join(returns, ", ") + ")"};
+                           "(the key of a backward formula) nor a return (the key of a forward formula) of '" +
+                           f.func.name.str() + "' (returns: " + support::join(returns, ", ") + ")"};
 }
 
 // The entries a library's emitter cannot honour, refused at the name: an out= operator's (it
