@@ -439,7 +439,8 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const std::vector<
         if (contains(allArgNames, n) && r.name == n)
           return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
                                         "', expected '" + n + "' to not be both an input arg and named return."};
-    const bool nonDifferentiable = lower(pyStrip(formula)) == "non_differentiable";
+    const std::string stripped = pyStrip(formula);  // (lower() keeps the length: only a formula of 18 can match)
+    const bool nonDifferentiable = stripped.size() == 18 && lower(stripped) == "non_differentiable";
     if (library_)
       if (auto failure = derivatives::libraryKeyChecks(f, loc(*key), names, nonDifferentiable, allArgNames,
                                                        formulaReturns_, info, withDerivatives))
