@@ -198,7 +198,9 @@ class Loader {
   SourceLoc loc(const YamlNode& n) const { return support::locOf(n, path_); }
   std::optional<Failure> entry(const YamlNode& e, LoadedDerivatives& out);
   std::optional<Failure> findFunction(const YamlNode& nameNode, int offset, const NativeFunction*& found);
-  std::optional<Failure> setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at, DifferentiabilityInfo& info);
+  // args: cppArguments(f)
+  std::optional<Failure> setUp(const NativeFunction& f, const std::vector<Binding>& args, const YamlNode& defn,
+                               const YamlNode& at, DifferentiabilityInfo& info);
   std::optional<Failure> savedVariables(std::string& formula, const std::vector<NamedCType>& nctypes,
                                         const std::vector<std::string>& varNames, std::vector<SavedAttribute>& saved,
                                         const SourceLoc& at);
@@ -246,14 +248,23 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
   for (const NamedCType& nctype : nctypes) {
     const std::string name = nameOf(nctype);
     // Every rewrite below and the use of the value need the name in the formula: most of a function's
-    // arguments are not in a given formula.
-    if (formula.find(name) == std::string::npos) continue;
+    // arguments are not in a given formula. Every replacement's match has the name after its prefix, so
+    // the matches are found from where the name is (found again when a replacement rewrites the
+    // formula) rather than by a search of the whole formula per replacement.
+    std::vector<std::size_t> places;
+    const auto findPlaces = [&] {
+      places.clear();
+      for (std::size_t p = formula.find(name); p != std::string::npos; p = formula.find(name, p + 1)) places.push_back(p);
+    };
+    findPlaces();
+    if (places.empty()) continue;
     for (const Replacement& r : replacements()) {
-      const std::string_view first = r.prefix.empty() ? std::string_view(name) : r.prefix;
       std::string out, group;
       std::size_t from = 0;
       bool any = false;
-      for (std::size_t at2 = formula.find(first); at2 != std::string::npos; at2 = formula.find(first, at2 + 1)) {
+      for (const std::size_t p : places) {
+        if (p < r.prefix.size()) continue;
+        const std::size_t at2 = p - r.prefix.size();
         if (at2 < from) continue;
         const std::size_t end = matchReplacement(r, formula, at2, name, group);
         if (end == std::string_view::npos) continue;
@@ -272,7 +283,10 @@ std::optional<Failure> Loader::savedVariables(std::string& formula, const std::v
         from = end;
         any = true;
       }
-      if (any) formula = out.append(formula, from, std::string::npos);
+      if (any) {
+        formula = out.append(formula, from, std::string::npos);
+        findPlaces();
+      }
     }
     if (nctype.type == CType::optional(CType::base(stringT)))
       formula = subWordBoundary(formula, name,
@@ -383,9 +397,8 @@ std::optional<Failure> Loader::checkGradUsage(const DifferentiabilityInfo& info,
   return std::nullopt;
 }
 
-std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& defn, const YamlNode& at,
-                                     DifferentiabilityInfo& info) {
-  const std::vector<Binding> args = cppArguments(f);
+std::optional<Failure> Loader::setUp(const NativeFunction& f, const std::vector<Binding>& args, const YamlNode& defn,
+                                     const YamlNode& at, DifferentiabilityInfo& info) {
   std::vector<std::string> allArgNames;
   std::vector<NamedCType> argTypes;
   for (const Binding& b : args) {
@@ -426,7 +439,8 @@ std::optional<Failure> Loader::setUp(const NativeFunction& f, const YamlNode& de
         if (contains(allArgNames, n) && r.name == n)
           return Failure{loc(*key), "While processing the derivative formula for '" + f.func.name.str() + "' wrt '" + n +
                                         "', expected '" + n + "' to not be both an input arg and named return."};
-    const bool nonDifferentiable = lower(pyStrip(formula)) == "non_differentiable";
+    const std::string stripped = pyStrip(formula);  // (lower() keeps the length: only a formula of 18 can match)
+    const bool nonDifferentiable = stripped.size() == 18 && lower(stripped) == "non_differentiable";
     if (library_)
       if (auto failure = derivatives::libraryKeyChecks(f, loc(*key), names, nonDifferentiable, allArgNames,
                                                        formulaReturns_, info, withDerivatives))
@@ -601,10 +615,9 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
                                   std::to_string(found->func.returns.size()) + " bools (one per return)"};
   }
 
-  const std::string signature = found->func.signature().str();
   std::vector<const NativeFunction*> functions;
   for (const NativeFunction* g : byBase_.at(found->func.name.name.base))
-    if (g->func.signature().str() == signature) functions.push_back(g);
+    if (g->signatureString == found->signatureString) functions.push_back(g);
   const NativeFunction* canonical = nullptr;
   for (const NativeFunction* f : functions)
     if (!f->func.isFunctionalFn() && !f->func.isOutFn() && defnName_ == f->func.name.name.str()) {
@@ -616,7 +629,8 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
       return Failure{at, "Expected inplace function name '" + defnName_ + "_', got '" + cpp::name(functions[0]->func) + "'"};
     canonical = functions[0];
   }
-  for (const Binding& b : cppArguments(*canonical))
+  const std::vector<Binding> args = cppArguments(*canonical);
+  for (const Binding& b : args)
     if (b.name == "grad_input_mask" || b.name == "result")
       return Failure{at, "an argument is named '" + b.name + "', a name formulas reserve (" +
                              (b.name == "result" ? "for the output" : "the generated code would shadow it") +
@@ -653,7 +667,7 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     info.outputDifferentiability = outputDifferentiability_;
     info.outputDifferentiabilityConditions = conditions;
     info.loc = at;
-    if (auto failure = setUp(*canonical, *defn, nameNode, info)) return failure;
+    if (auto failure = setUp(*canonical, args, *defn, nameNode, info)) return failure;
     for (const Derivative& d : info.derivatives) info.usedNamedGradients.insert(d.namedGradients.begin(), d.namedGradients.end());
     if (!info.argsWithDerivatives.empty()) {
       std::string prefix = model::nodeNamePrefix(defnName_);
@@ -665,7 +679,7 @@ std::optional<Failure> Loader::entry(const YamlNode& e, LoadedDerivatives& out) 
     for (const Derivative& d : info.derivatives) dedupInto(info.allSavedOutputs, d.savedOutputs, seenOut);
     result.byKey.emplace_back(key, std::move(info));
   }
-  const std::string schema = canonical->func.str();
+  const std::string& schema = canonical->schemaString;
   if (const auto it = entryIndex_.find(schema); it != entryIndex_.end()) {
     if (library_)
       return Failure{at, "duplicate entry (the first is at line " +
@@ -700,13 +714,13 @@ void addViewCopyDerivatives(LoadedDerivatives& out, const model::Operators& ops,
       lastCopy = c.func;
       copy.byKey.emplace_back(key, std::move(c));
     }
-    if (!copy.byKey.empty() && !index.count(lastCopy->func.str())) {
+    if (!copy.byKey.empty() && !index.count(lastCopy->schemaString)) {
       copy.canonical = lastCopy;
       added.push_back(std::move(copy));
     }
   }
   for (DerivativesEntry& e : added) {
-    const std::string schema = e.canonical->func.str();
+    const std::string& schema = e.canonical->schemaString;
     if (const auto it = index.find(schema); it != index.end()) {
       out.entries[it->second] = std::move(e);
     } else {
@@ -723,7 +737,7 @@ bool Loader::load(const YamlNode& doc, LoadedDerivatives& out, support::Diagnost
     else fs = std::get<model::NativeFunctionsViewGroup>(item).functions(true);
     for (const NativeFunction* f : fs) {
       byBase_[f->func.name.name.base].push_back(f);
-      bySchema_.emplace(f->func.str(), f);
+      bySchema_.emplace(f->schemaString, f);
     }
   }
   if (!doc.isSequence()) {

@@ -42,8 +42,8 @@ class InfoBySignature {
     index_.emplace(k, items_.size());
     items_.push_back({std::move(key), entry});
   }
-  const DerivativesEntry* get(const model::FunctionSchema& key) const {
-    const auto it = index_.find(key.str());
+  const DerivativesEntry* get(const std::string& key) const {  // key: a schema's str()
+    const auto it = index_.find(key);
     return it == index_.end() ? nullptr : items_[it->second].entry;
   }
   const std::vector<Item>& items() const { return items_; }
@@ -63,10 +63,10 @@ bool isReferenceForForeach(const NativeFunction& f, const model::FunctionSchema&
   static const std::set<std::string> kSkipArgumentLenCheck = {
       "_foreach_add.Scalar",      "_foreach_add_.Scalar", "_foreach_add.ScalarList", "_foreach_add_.ScalarList",
       "_foreach_sub.Scalar",      "_foreach_sub_.Scalar", "_foreach_sub.ScalarList", "_foreach_sub_.ScalarList"};
-  const std::string& base = f.func.name.name.base;
-  const std::string name = f.func.name.str();
+  const std::string_view base = f.func.name.name.base;
   const std::size_t cut = base.rfind("_foreach_");
   if ((cut == std::string::npos ? base : base.substr(cut + 9)) != schema.name.name.base) return false;
+  const std::string name = f.func.name.str();
   if (schema.name.name.inplace && name != "_foreach_zero_") return false;
   const std::vector<const model::Argument*> args = f.func.arguments.flatNonOut(), refs = schema.arguments.flatNonOut();
   if (!kSkipArgumentLenCheck.count(name) && args.size() != refs.size()) return false;
@@ -273,7 +273,7 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
   InfoBySignature functional, nonFunctional;
   std::unordered_map<std::string, const DerivativesEntry*> bySchema;
   for (const DerivativesEntry& e : derivatives.entries) {
-    bySchema[e.canonical->func.str()] = &e;
+    bySchema[e.canonical->schemaString] = &e;
     (e.canonical->func.kind() == SchemaKind::Functional ? functional : nonFunctional)
         .put(e.canonical->func.signature({.stripDefault = true}), &e);
   }
@@ -287,15 +287,20 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
     const DifferentiabilityInfo* defaultOnly = nullptr;
     bool exact = false;
     const bool sameBase = bases.count(f->func.name.name.base) != 0;
-    const model::FunctionSchema sig = sameBase ? f->func.signature({.stripDefault = true}) : model::FunctionSchema{};
+    std::optional<std::string> signature;  // without defaults; printed when an exact match fails
+    const auto bySignature = [&](const InfoBySignature& infos) -> const DerivativesEntry* {
+      if (!sameBase) return nullptr;
+      if (!signature) signature = f->func.signature({.stripDefault = true}).str();
+      return infos.get(*signature);
+    };
     if (hasTag(*f, "generated") && f->func.kind() == SchemaKind::Out) {
       // generated out= variants get no formulas
-    } else if (const auto it = bySchema.find(f->func.str()); it != bySchema.end()) {
+    } else if (const auto it = bySchema.find(f->schemaString); it != bySchema.end()) {
       entry = it->second;
       exact = true;
-    } else if (const DerivativesEntry* e = sameBase ? functional.get(sig) : nullptr; e != nullptr && !isForeach(*f)) {
+    } else if (const DerivativesEntry* e = bySignature(functional); e != nullptr && !isForeach(*f)) {
       entry = e;
-    } else if (const DerivativesEntry* e2 = sameBase && hasTag(*f, "generated") ? nonFunctional.get(sig) : nullptr) {
+    } else if (const DerivativesEntry* e2 = hasTag(*f, "generated") ? bySignature(nonFunctional) : nullptr) {
       for (const auto& [key, info] : e2->byKey)
         for (const SavedAttribute& input : info.allSavedInputs)
           if (input.nctype.name.str().find("self") != std::string::npos) {
@@ -314,7 +319,7 @@ std::optional<std::vector<FunctionWithInfo>> matchDifferentiabilityInfo(const st
       if (foreach.generated) {
         derivatives.entries.push_back({f, {{"Default", std::move(*foreach.generated)}}});
         entry = &derivatives.entries.back();
-        bySchema[f->func.str()] = entry;
+        bySchema[f->schemaString] = entry;
         functional.put(f->func, entry);
         bases.insert(f->func.name.name.base);
         exact = true;
