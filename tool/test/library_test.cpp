@@ -582,6 +582,28 @@ TEST(Library, DerivativesAddTheAutogradFileOrFailWithoutChangingAnything) {
   EXPECT_EQ(readFile(run.out / "src/RegisterAutograd.cpp"), autograd);
 }
 
+// The generation's warnings are the generation's: the check before the link (--check-kernels, with
+// the same arguments) repeats none of them, derivatives.yaml's included.
+TEST(Library, KernelCheckRepeatsNoWarningOfTheGeneration) {
+  TempDir dir;
+  const std::string ops = std::string(kOps) +
+                          "\n- func: demo::bump_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: bump_\n"
+                          "  autogen: bump, bump.out\n";
+  const fs::path derivatives = dir.path() / "derivatives.yaml";
+  writeFile(derivatives, "- name: bump_(Tensor(a!) self) -> Tensor(a!)\n  self: grad\n");
+  LibraryRun run = library(dir, ops, {"--derivatives", derivatives.string()});
+  ASSERT_TRUE(run.result.ok()) << run.result.describe();
+  EXPECT_NE(run.result.err.find("derivatives.yaml:1:9: warning: in 'bump_': its functional variant 'bump' has no entry"),
+            std::string::npos)
+      << run.result.err;
+  writeFile(dir.path() / "empty.c", "int opgen_test_nothing;\n");
+  const fs::path object = dir.path() / "empty.o";
+  ASSERT_TRUE(runProcess({"cc", "-c", (dir.path() / "empty.c").string(), "-o", object.string()}).ok());
+  LibraryRun check = library(dir, ops, {"--derivatives", derivatives.string(), "--check-kernels", object.string()});
+  EXPECT_TRUE(check.result.ok()) << check.result.describe();
+  EXPECT_EQ(check.result.err, "");
+}
+
 // Accepted means compiles (issue 25): str defaults that PyTorch's parser, C++ and Python would read
 // differently or that would break the generated code's lines, names that are macros under
 // -std=gnu++17, namespaces the generated code or libtorch already use, and Python packages that

@@ -424,8 +424,10 @@ bool runLibrary(const LibraryOptions& options, support::Diagnostics& diags, std:
     spec.pythonFakesText = std::move(*text);
   }
 
+  // (Not for --check-kernels, which needs no formulas: the step before the link repeats no warning of
+  // the generation's.)
   std::optional<model::Derivatives> derivatives;
-  if (options.derivativesPath) {
+  if (options.derivativesPath && !options.checkKernels) {
     derivatives = loadDerivatives(*options.derivativesPath, *ops, *ns, diags);
     if (!derivatives) return false;
   }
