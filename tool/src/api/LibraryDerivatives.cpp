@@ -5,6 +5,7 @@
 // a formula: this only arranges what the reader and the matching decided.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "api/Cpp.h"
 #include "api/DifferentiabilityInfo.h"
@@ -122,35 +123,35 @@ std::optional<model::Derivatives> libraryDerivatives(const std::string& path, st
     for (const ForwardDerivative& fw : fi.fwDerivatives.front().second) v.forward.push_back(forwardFormula(d, {"result"}, fw.formula));
     d.inplaceVariants.push_back(std::move(v));
   }
-  // An in-place operator's entry does not give its functional variant formulas (torchgen's matching
-  // goes the other way: an in-place overload takes its functional operator's entry). An author who
-  // writes the formulas under `op_` (its `autogen:` functional, say) would otherwise find `op` without
-  // gradient only when a backward runs.
-  for (const model::Derivative& d : entries) {
-    if (!d.isInplace()) continue;
+  // The overloads of an entry's operator (same signature, generated ones included), in one pass:
+  //   - of a functional operator, its out= overloads (torchgen's matching gives those none, and ATen's
+  //     have kernels of their own): their Autograd kernels refuse gradients, as PyTorch's out=
+  //     functions do;
+  //   - of an in-place operator, a functional one without entry: the in-place entry does not give it
+  //     formulas (torchgen's matching goes the other way), and an author who writes them under `op_`
+  //     (its `autogen:` functional, say) would otherwise find `op` without gradient only when a
+  //     backward runs.
+  std::set<const NativeFunction*> withEntry;
+  for (const model::Derivative& d : entries) withEntry.insert(d.function);
+  for (model::Derivative& d : entries) {
+    const SchemaKind kind = d.function->func.kind();
+    if (kind != SchemaKind::Functional && kind != SchemaKind::Inplace) continue;
+    const SchemaKind wanted = kind == SchemaKind::Functional ? SchemaKind::Out : SchemaKind::Functional;
     const model::FunctionSchema core = d.function->func.signature({.stripDefault = true});
     for (const NativeFunction* g : functions) {
-      if (g->func.kind() != SchemaKind::Functional || g->hasCompositeImplicitAutogradKernel ||
-          g->func.signature({.stripDefault = true}) != core ||
-          std::any_of(entries.begin(), entries.end(), [&](const model::Derivative& e) { return e.function == g; }))
+      if (g->func.kind() != wanted || g->hasCompositeImplicitAutogradKernel ||
+          g->func.signature({.stripDefault = true}) != core)
         continue;
-      const std::string name = g->func.name.str();
-      diags.warning(d.loc, "in '" + d.function->func.name.str() + "': its functional variant '" + name +
-                               "' has no entry, so a gradient through it fails at backward (an in-place operator's "
-                               "formulas do not reach its functional variant); give these formulas to '" + name +
-                               "' instead: '" + d.function->func.name.str() + "' then takes them from it");
-    }
-  }
-  // The out= overloads of an operator with an entry (same signature), generated ones included (torchgen's
-  // matching gives those none, and ATen's have kernels of their own): their Autograd kernels refuse
-  // gradients, as PyTorch's out= functions do.
-  for (model::Derivative& d : entries) {
-    if (d.function->func.kind() != SchemaKind::Functional) continue;
-    const model::FunctionSchema core = d.function->func.signature({.stripDefault = true});
-    for (const NativeFunction* g : functions)
-      if (g->func.kind() == SchemaKind::Out && !g->hasCompositeImplicitAutogradKernel &&
-          g->func.signature({.stripDefault = true}) == core)
+      if (wanted == SchemaKind::Out) {
         d.outVariants.push_back(g);
+      } else if (!withEntry.count(g)) {
+        const std::string name = g->func.name.str();
+        diags.warning(d.loc, "in '" + d.function->func.name.str() + "': its functional variant '" + name +
+                                 "' has no entry, so a gradient through it fails at backward (an in-place operator's "
+                                 "formulas do not reach its functional variant); give these formulas to '" + name +
+                                 "' instead: '" + d.function->func.name.str() + "' then takes them from it");
+      }
+    }
   }
   return model::Derivatives(std::move(entries));
 }
