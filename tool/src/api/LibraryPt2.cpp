@@ -28,22 +28,26 @@ support::SourceLoc tagLoc(const model::NativeFunction& f, const std::string& tag
 std::vector<std::string> libraryTags(const model::NativeFunction& f, const LibraryPt2Options& options) {
   std::set<std::string> tags;
   for (const std::string& t : f.tags)  // (the loader adds inplace and out when tags.yaml declares them)
-    if ((t != "inplace" && t != "out") || f.tagLocs.count(t) > 0) tags.insert(t);
-  tags.insert(options.defaultTags.begin(), options.defaultTags.end());
+    if (((t != "inplace" && t != "out") || f.tagLocs.count(t) > 0) && options.torchHasTag(t)) tags.insert(t);
+  for (const std::string& t : options.defaultTags)
+    if (options.torchHasTag(t)) tags.insert(t);
   if (isInplaceOverload(f) && options.torchHasTag("inplace")) tags.insert("inplace");
   if (f.func.isOutFn() && options.torchHasTag("out")) tags.insert("out");
   return {tags.begin(), tags.end()};
 }
 
-bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags) {
+bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags,
+                      bool warn) {
   const int errorsBefore = diags.errorCount();
-  const auto unknown = [&](const std::string& tag) {
-    return "tag '" + tag + "' is not a tag of the PyTorch the library is generated for (" +
-           "its ATen/core/enum_tag.h): at::Tag has " + support::join(options.torchTags, ", ");
+  const auto leftOut = [&](const std::string& tag) {
+    const std::string release = options.torchRelease.empty() ? "the PyTorch in use" : "PyTorch " + options.torchRelease;
+    return "tag '" + tag + "' is not a tag of " + release + " (its ATen/core/enum_tag.h): left out of this build; " +
+           "at::Tag has " + support::join(options.torchTags, ", ");
   };
   for (const std::string& tag : options.defaultTags) {
-    if (!options.torchHasTag(tag)) diags.error({}, "default tag: " + unknown(tag));
-    else if (tag == "inplace" || tag == "out")
+    if (!options.torchHasTag(tag)) {
+      if (warn) diags.warning({}, "default tag: " + leftOut(tag));
+    } else if (tag == "inplace" || tag == "out")
       diags.error({}, "default tag: '" + tag + "' is given to the " + (tag == "out" ? "out=" : "in-place") +
                           " overloads by opgen; it cannot be every operator's");
   }
@@ -51,7 +55,7 @@ bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& opti
     if (f->generated()) continue;  // its tags are its origin's, checked there
     for (const auto& [tag, loc] : f->tagLocs) {  // (those the entry names; libraryTags adds inplace and out)
       if (!options.torchHasTag(tag)) {
-        diags.errorAbout(tagLoc(*f, tag), f->func.name.str(), unknown(tag));
+        if (warn) diags.warning(tagLoc(*f, tag), support::aboutOperator(f->func.name.str(), leftOut(tag)));
       } else if (tag == "inplace" && !isInplaceOverload(*f)) {
         diags.errorAbout(tagLoc(*f, tag), f->func.name.str(),
                          "tag 'inplace' is for in-place overloads, which mutate their first argument `Tensor(a!) "

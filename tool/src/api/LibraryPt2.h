@@ -20,8 +20,10 @@ namespace opgen::api {
 
 struct LibraryPt2Options {
   LibtorchFacts libtorch;  // what the libtorch has (api/Types.h): set_python_module, fake tensors
-  // at::Tag's enumerators in that libtorch, sorted (api::LibtorchChoice::tags).
+  // at::Tag's enumerators in that libtorch, sorted (api::LibtorchChoice::tags), and its release
+  // ("1.13": what a warning about a tag it lacks names).
   std::vector<std::string> torchTags;
+  std::string torchRelease;
   bool torchHasTag(std::string_view tag) const {
     return std::binary_search(torchTags.begin(), torchTags.end(), tag);
   }
@@ -32,15 +34,20 @@ struct LibraryPt2Options {
 };
 
 // The tags registered with f's schema, sorted: those of its `tags:` (an `autogen:` variant: its
-// origin's that torchgen passes on, and `generated`), the library's default tags, and torchgen's
-// `inplace` (an in-place overload: Tensor(a!) self, returned) and `out` (an out= overload) where at::Tag
-// has them (PyTorch 2.13 functionalizes custom in-place and out= operators only with them).
+// origin's that torchgen passes on, and `generated`) and the library's default tags that at::Tag has
+// (the others are left out of this build, see checkLibraryTags), and torchgen's `inplace` (an in-place
+// overload: Tensor(a!) self, returned) and `out` (an out= overload) where at::Tag has them (PyTorch
+// 2.13 functionalizes custom in-place and out= operators only with them).
 std::vector<std::string> libraryTags(const model::NativeFunction& f, const LibraryPt2Options& options);
 
-// Every tag the library registers is one at::Tag has, and keeps its contract (`inplace`: an in-place
-// overload; `out`: an out= overload): one error at the tag in the YAML (the default tags: without a
-// location, naming the option). Returns false after reporting.
-bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags);
+// Every tag the library names keeps its contract (`inplace`: an in-place overload; `out`: an out=
+// overload): else one error at the tag in the YAML (the default tags: without a location, naming the
+// option). A tag that at::Tag lacks (declared by the library's tags.yaml, as the loader checks, but
+// newer than the PyTorch in use: pt2_compliant_tag on 1.13) is left out of this build, one ops.yaml
+// serving every release: with `warn`, a warning at the tag naming the release (the step before the
+// link checks again without). Returns false after reporting an error.
+bool checkLibraryTags(const model::Operators& ops, const LibraryPt2Options& options, support::Diagnostics& diags,
+                      bool warn = true);
 
 // What the Autograd key does with an operator.
 enum class LibraryAutograd {

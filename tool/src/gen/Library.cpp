@@ -44,11 +44,13 @@ std::optional<std::string> libraryNamespace(const LibraryOptions& options, const
                                        .pythonModule = options.pythonModule,
                                        .stableAbi = options.stableAbi};
   std::string ns = api::checkLibrary(ops, options.ns.value_or(""), rules, diags);
-  const api::LibraryPt2Options pt2{.libtorch = rules.libtorch,
-                                   .torchTags = options.libtorch.tags(),
-                                   .defaultTags = options.defaultTags,
-                                   .pythonFakes = options.pythonFakes};
-  if (!api::checkLibraryTags(ops, pt2, diags)) return std::nullopt;
+  const api::LibraryPt2Options pt2{
+      .libtorch = rules.libtorch,
+      .torchTags = options.libtorch.tags(),
+      .torchRelease = std::to_string(options.libtorch.major) + "." + std::to_string(options.libtorch.minor),
+      .defaultTags = options.defaultTags,
+      .pythonFakes = options.pythonFakes};
+  if (!api::checkLibraryTags(ops, pt2, diags, !options.checkKernels && !options.describe)) return std::nullopt;
   if (!options.checkKernels && !api::checkPythonFakes(ops, pt2, diags)) return std::nullopt;
   // (without fake tensors, as in PyTorch 1, nothing to warn about)
   if (!diags.hasErrors() && !options.describe && !options.checkKernels && rules.libtorch.fakeTensors)
