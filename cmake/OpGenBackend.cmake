@@ -122,6 +122,7 @@ function(_opgen_add_backend_library name)
     _opgen_find_native_functions("${who}" arg_NATIVE_FUNCTIONS)
   endif()
   _opgen_resolve_arguments("${who}" ${name} "YAML;NATIVE_FUNCTIONS;TAGS" "SHARED;STATIC;MODULE")
+  _opgen_check_torch_libraries("${who}")
   _opgen_claim_output_dir("${who}" ${name} "${outdir}" "")
 
   # The kernels' header is included as "<Key>NativeFunctions.h", from the output folder.

@@ -338,6 +338,35 @@ function(_opgen_resolve_arguments who name inputs types)
   set(torch_tags "${torch_tags}" PARENT_SCOPE)
 endfunction()
 
+# find_package(Torch) takes the headers from its own installation (TORCH_INSTALL_PREFIX) but looks for
+# libtorch and libc10 (find_library) in the system's folders before its own: with another PyTorch
+# there (Debian's libtorch-dev beside pip's torch), a library would compile against one PyTorch's
+# headers and link another's libraries, and fail at load time or worse. Said at configure time.
+function(_opgen_check_torch_libraries who)
+  if(NOT TORCH_INSTALL_PREFIX)
+    return()
+  endif()
+  get_filename_component(prefix "${TORCH_INSTALL_PREFIX}" REALPATH)
+  set(others "")
+  foreach(var TORCH_LIBRARY c10_LIBRARY C10_CUDA_LIBRARY)
+    if(${var} AND NOT ${var} MATCHES "-NOTFOUND$")
+      get_filename_component(lib "${${var}}" REALPATH)
+      string(FIND "${lib}" "${prefix}/" at)
+      if(NOT at EQUAL 0)
+        list(APPEND others "${var}=${${var}}")
+      endif()
+    endif()
+  endforeach()
+  if(others)
+    list(JOIN others ", " others)
+    message(FATAL_ERROR "${who}: find_package(Torch) found the PyTorch in ${prefix} (Torch_DIR=${Torch_DIR}) \
+but took ${others} from another PyTorch installed in a system folder (find_library looks there before \
+PyTorch's own lib/): the library would compile against one PyTorch's headers and link another's libraries. \
+Configure in a new build folder with -DCMAKE_PREFIX_PATH=${prefix} (PyTorch's own folder first), or set \
+TORCH_LIBRARY and c10_LIBRARY to the files in ${prefix}/lib.")
+  endif()
+endfunction()
+
 function(add_operator_library name)
   set(who "add_operator_library(${name})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "SHARED;STATIC;OBJECT;MODULE;PYTHON_MODULE;PER_OPERATOR_HEADERS;AOTI_SHIMS"
@@ -351,6 +380,7 @@ OUTPUT_DIR, TORCH_VERSION, STABLE_ABI, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR
     message(FATAL_ERROR "${who}: YAML is required (the operators, in native_functions.yaml format)")
   endif()
   _opgen_resolve_arguments("${who}" ${name} "YAML;TAGS;DERIVATIVES;PYTHON_FAKES" "SHARED;STATIC;OBJECT;MODULE")
+  _opgen_check_torch_libraries("${who}")
   if(arg_PYTHON_FAKES AND NOT arg_PYTHON_MODULE)
     message(FATAL_ERROR "${who}: PYTHON_FAKES needs PYTHON_MODULE (the package imports the fake kernels)")
   endif()
@@ -366,6 +396,14 @@ OUTPUT_DIR, TORCH_VERSION, STABLE_ABI, PYTHON_MODULE, PYTHON_FAKES, PER_OPERATOR
     OPGEN_PYTHON_MODULE "${arg_PYTHON_MODULE}" OPGEN_PER_OPERATOR_HEADERS "${arg_PER_OPERATOR_HEADERS}"
     OPGEN_DEFAULT_TAGS "${arg_DEFAULT_TAGS}" OPGEN_PYTHON_FAKES "${python_fakes}" OPGEN_STABLE_ABI "${arg_STABLE_ABI}" OPGEN_CHECK_KERNELS ON OPGEN_NO_UNDEFINED ON
     OPGEN_AOTI_SHIMS "${arg_AOTI_SHIMS}")
+  if(arg_STABLE_ABI AND CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    # One binary for every release needs nothing of libtorch but the stable ABI's C functions. pip's
+    # libtorch.so and libc10.so also export parts of libstdc++ (unversioned, from their toolchain's
+    # static copy), and a link that meets them before libstdc++ binds the library's C++ runtime
+    # calls to them (GCC 12 with C++20: basic_stringstream::str() const&): libstdc++ first, before
+    # the torch the project links next.
+    target_link_libraries(${name} PRIVATE stdc++)
+  endif()
   if(arg_AOTI_SHIMS)
     _opgen_check_aoti_shims("${who}")
   endif()
@@ -394,6 +432,47 @@ macro(_opgen_check_library_values who)
   endif()
 endmacro()
 
+# The GPU architectures PyTorch's CMake package compiles CUDA sources for (CUDA_NVCC_FLAGS: from
+# TORCH_CUDA_ARCH_LIST, or without it, on a machine without a GPU, a list of its own) must be ones the
+# nvcc in use supports: PyTorch 2.15's list for CUDA 13 starts at compute_50, which CUDA 13 dropped,
+# and every CUDA source then fails with nvcc's "Unsupported gpu architecture". Said at configure time.
+function(_opgen_check_cuda_architectures who)
+  if(NOT CMAKE_CUDA_COMPILER OR NOT CUDA_NVCC_FLAGS)
+    return()
+  endif()
+  if(NOT DEFINED _OPGEN_NVCC_ARCHS_${CMAKE_CUDA_COMPILER_VERSION})
+    execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-arch OUTPUT_VARIABLE archs RESULT_VARIABLE status ERROR_QUIET)
+    if(NOT status EQUAL 0)
+      set(archs "")
+    endif()
+    string(REGEX MATCHALL "compute_[0-9]+[a-z]?" archs "${archs}")
+    set(_OPGEN_NVCC_ARCHS_${CMAKE_CUDA_COMPILER_VERSION} "${archs}" CACHE INTERNAL "")
+  endif()
+  set(supported "${_OPGEN_NVCC_ARCHS_${CMAKE_CUDA_COMPILER_VERSION}}")
+  if(NOT supported)
+    return()
+  endif()
+  string(REGEX MATCHALL "arch=compute_[0-9]+[a-z]?" wanted "${CUDA_NVCC_FLAGS}")
+  set(unsupported "")
+  foreach(arch IN LISTS wanted)
+    string(REPLACE "arch=" "" arch "${arch}")
+    string(REGEX REPLACE "[a-z]$" "" base "${arch}")
+    if(NOT arch IN_LIST supported AND NOT base IN_LIST supported)
+      list(APPEND unsupported "${arch}")
+    endif()
+  endforeach()
+  if(unsupported)
+    list(REMOVE_DUPLICATES unsupported)
+    list(JOIN unsupported " " unsupported)
+    list(JOIN supported " " supported)
+    message(FATAL_ERROR "${who}: PyTorch's CMake package (find_package(Torch)) compiles CUDA sources for \
+GPU architectures that nvcc ${CMAKE_CUDA_COMPILER_VERSION} (${CMAKE_CUDA_COMPILER}) does not support: \
+${unsupported} (it supports ${supported}). Set TORCH_CUDA_ARCH_LIST to the GPUs to build for, in the \
+environment or before find_package(Torch), for example TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" (the architectures \
+PyTorch itself was built for: python3 -c 'import torch; print(torch._C._cuda_getArchFlags())').")
+  endif()
+endfunction()
+
 function(add_dispatch_backend name key)
   if(key STREQUAL "YAML")  # the device backend form, add_dispatch_backend(NAME YAML backend.yaml ...)
     _opgen_add_backend_library(${ARGV})
@@ -410,6 +489,9 @@ function(add_dispatch_backend name key)
   endif()
   # opgen knows the dispatch keys: let it judge this one.
   _opgen_run("${who}" _ library "${yaml}" -o . --namespace opgen_check --backend "${key}" --describe)
+  if(key STREQUAL "CUDA")
+    _opgen_check_cuda_architectures("${who}")
+  endif()
   set_property(TARGET ${name} APPEND PROPERTY OPGEN_BACKENDS "${key}")
   if(arg_SOURCES)
     target_sources(${name} PRIVATE ${arg_SOURCES})
@@ -521,6 +603,7 @@ function(_opgen_finalize name)
     _opgen_unity_sources(${name} "${sources}" ${SHARDS})
   endif()
   _opgen_protect_link(${name} "${args}")
+  _opgen_pip_cuda_link(${name})
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${OUTPUT_DIR}/include>")
   _opgen_require_cxx_standard(${name})
   # Linking is enough: every registration stays in a link, from a static archive (the anchor symbol
@@ -532,6 +615,22 @@ function(_opgen_finalize name)
     # (In the build tree only: an installed library's package config does the same, see OpGenInstall.cmake.)
     _opgen_keep_in_link("$<TARGET_FILE:${name}>" keep)
     target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:${keep}>")
+  endif()
+endfunction()
+
+# pip's PyTorch with CUDA: libtorch_cuda needs the NVIDIA libraries of pip's own packages
+# (site-packages/nvidia/*/lib, found at run time through its RPATH). A program that links it on a
+# machine with a CUDA toolkit gets the toolkit's folder as an -rpath, which the linker searches first:
+# an older NCCL there fails the program's link (undefined reference to `ncclSignal'). The programs
+# that link NAME in the build tree search pip's folders first (-rpath-link; a run is not affected).
+function(_opgen_pip_cuda_link name)
+  if(NOT TORCH_INSTALL_PREFIX OR NOT CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF")
+    return()
+  endif()
+  file(GLOB dirs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
+  if(dirs)
+    list(JOIN dirs ":" dirs)
+    target_link_options(${name} INTERFACE "$<BUILD_INTERFACE:LINKER:-rpath-link=${dirs}>")
   endif()
 endfunction()
 
@@ -712,7 +811,15 @@ endfunction()
 function(_opgen_require_cxx_standard name)
   set(std 17)
   if(TARGET torch)
+    # What libtorch's headers need: its target's CXX_STANDARD (2.14) or a cxx_std_N usage requirement
+    # (2.15), which covers C++ sources only.
     get_target_property(torch_std torch CXX_STANDARD)
+    get_target_property(features torch INTERFACE_COMPILE_FEATURES)
+    foreach(feature IN LISTS features)
+      if(feature MATCHES "^cxx_std_([0-9]+)$" AND CMAKE_MATCH_1 GREATER std AND NOT CMAKE_MATCH_1 EQUAL 98)
+        set(std ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
     if(torch_std MATCHES "^[0-9]+$" AND torch_std GREATER std AND NOT torch_std EQUAL 98)
       set(std ${torch_std})
     endif()
@@ -722,7 +829,21 @@ function(_opgen_require_cxx_standard name)
   # same standard for them, when the project has enabled CUDA.
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if("CUDA" IN_LIST languages)
-    target_compile_features(${name} PUBLIC cuda_std_${std})
+    if("cuda_std_${std}" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
+      target_compile_features(${name} PUBLIC cuda_std_${std})
+    else()
+      # A CMake that knows no flag for it with this nvcc (3.25 has none for C++20): the flag itself
+      # on the library's CUDA sources, after the target's own (PyTorch's CMake package sets
+      # CMAKE_CUDA_STANDARD to the project's CMAKE_CXX_STANDARD, 17 in the examples, whose flag
+      # comes after the target's compile options; nvcc takes the last).
+      get_target_property(sources ${name} SOURCES)
+      foreach(source IN LISTS sources)
+        get_source_file_property(language "${source}" LANGUAGE)
+        if(language STREQUAL "CUDA" OR source MATCHES "[.]cu$")
+          set_property(SOURCE "${source}" APPEND PROPERTY COMPILE_OPTIONS "-std=c++${std}")
+        endif()
+      endforeach()
+    endif()
   endif()
 endfunction()
 

@@ -157,7 +157,17 @@ function(_opgen_install_library name namespace libdir includedir cmakedir python
 include(CMakeFindDependencyMacro)
 find_dependency(Torch)
 include(\"\${CMAKE_CURRENT_LIST_DIR}/${name}Targets.cmake\")
-${keep}")
+${keep}# pip's PyTorch with CUDA: a program that links ${target} finds the NVIDIA libraries of pip's
+# packages before a CUDA toolkit's at link time, as in the build tree (add_operator_library).
+if(TORCH_INSTALL_PREFIX AND CMAKE_EXECUTABLE_FORMAT STREQUAL \"ELF\")
+  file(GLOB _opgen_dirs LIST_DIRECTORIES true \"\${TORCH_INSTALL_PREFIX}/../nvidia/*/lib\")
+  if(_opgen_dirs)
+    list(JOIN _opgen_dirs \":\" _opgen_dirs)
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_OPTIONS \"LINKER:-rpath-link=\${_opgen_dirs}\")
+  endif()
+  unset(_opgen_dirs)
+endif()
+")
   install(FILES "${config}" DESTINATION "${cmakedir}")
 
   get_target_property(python ${name} OPGEN_PYTHON_DIR)
