@@ -20,6 +20,7 @@ packages=(
   python3 python3-yaml python3-typing-extensions               # the reference generator (tests)
   libtorch-dev python3-torch               # the runtime generated operator libraries build against
   mmdebstrap curl ca-certificates          # the tests' PyTorch 2 runtimes, Debian trixie and sid roots (torch-root.sh)
+  python3-venv python3-pip                 # ... and pip's PyTorch 2.15.0 and 2.10 in virtual environments (pip-runtime.sh)
   ccache                                   # the plugin tests compile their projects through it
   clang                                    # build.clang_headers: the generator compiles with clang too
   libclang-rt-dev                          # clang's sanitizer and libFuzzer runtimes: fuzz.short (tool/fuzz)
@@ -97,6 +98,13 @@ DONE
     ;;
   test)
     install_missing
+    # pip's PyTorch runtimes (4-5 GB each with NVIDIA's packages, a few minutes each, once): made here,
+    # with pip's progress on the terminal, rather than inside ctest, which shows nothing until a
+    # test ends. A runtime that cannot be made (no index reachable) is reported by its tests as
+    # skipped, with the reason.
+    for spec in 2.15.0 "2.10.*"; do
+      tool/scripts/pip-runtime.sh "$spec" ensure >/dev/null || true
+    done
     build
     cd "$build_dir"
     mkdir -p Testing

@@ -110,6 +110,7 @@ LibtorchFacts LibtorchFacts::ofVersion(int major, int minor) {
   f.fakeTensors = since(2, 0);
   f.stableAbi = since(2, 10);
   f.stableInplaceOutTags = false;  // (no release seen with them: 2.14.1's headers have not)
+  f.stableErrorCheck = since(2, 13);  // (not in 2.10.0's headers, in 2.14.1's: taken as 2.13's, its shims')
   f.viewMetaClasses = since(2, 9);
   f.viewMetaSymbolicInputs = since(2, 3);
   return f;
@@ -148,6 +149,7 @@ const std::vector<std::pair<std::string_view, bool LibtorchFacts::*>>& LibtorchF
       {"fake-tensors", &LibtorchFacts::fakeTensors},
       {"stable-abi", &LibtorchFacts::stableAbi},
       {"stable-inplace-out-tags", &LibtorchFacts::stableInplaceOutTags},
+      {"stable-error-check", &LibtorchFacts::stableErrorCheck},
       {"view-meta-classes", &LibtorchFacts::viewMetaClasses},
       {"view-meta-symbolic-inputs", &LibtorchFacts::viewMetaSymbolicInputs},
   };

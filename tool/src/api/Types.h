@@ -71,6 +71,10 @@ struct LibtorchFacts {
   // has a case for them in its Tag conversion; 2.14.1's has not: registering them aborts at load),
   // so that a stable-ABI library can register them.
   bool stableInplaceOutTags = false;
+  // The stable ABI's own error check, STABLE_TORCH_ERROR_CODE_CHECK (torch/csrc/stable/macros.h: it
+  // passes the error's message on, looking up 2.13's shims at run time for an older target), else
+  // the header-only TORCH_ERROR_CODE_CHECK (2.10.0's headers have only that one).
+  bool stableErrorCheck = true;
   // The functionalization pass's at::functionalization::ViewMeta is a class whose specializations
   // override forward() and reverse() (ATen/FunctionalStorageImpl.h: `virtual Tensor forward`; made
   // in shared pointers), else a struct built from two std::function replays (before 2.9).

@@ -530,9 +530,6 @@ def check(argv):
     return 1 if refused else 0
 
 
-TORCH_INCLUDE = "/usr/include/torch/csrc/api/include"
-
-
 def compile_sample(out):
     """Runtime side: the generated sources as one translation unit, -fsyntax-only."""
     import shutil
@@ -547,8 +544,11 @@ def compile_sample(out):
     if not cxx:
         print("compile: skipped: no %s in the runtime" % (os.environ.get("CXX") or "g++"))
         return 77
-    if not os.path.exists(os.path.join(TORCH_INCLUDE, "torch")) or not os.path.exists("/usr/include/ATen/ATen.h"):
-        print("compile: skipped: no libtorch headers (%s, /usr/include/ATen; Debian's libtorch-dev)" % TORCH_INCLUDE)
+    # The imported torch's headers (torch/include: pip's; Debian's links to /usr/include).
+    include = os.path.join(os.path.dirname(torch.__file__), "include")
+    api_include = os.path.join(include, "torch", "csrc", "api", "include")
+    if not os.path.exists(os.path.join(api_include, "torch")) or not os.path.exists(os.path.join(include, "ATen", "ATen.h")):
+        print("compile: skipped: no libtorch headers (%s; Debian's libtorch-dev)" % include)
         return 77
     out = os.path.abspath(out)
     major = int(torch.__version__.split(".")[0])
@@ -561,8 +561,8 @@ def compile_sample(out):
         fh.write("".join('#include "%s"\n' % os.path.join(src, f) for f in sources))
     version = subprocess.run([cxx, "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
     start = time.monotonic()
-    r = subprocess.run([cxx, "-std=" + std, "-fsyntax-only", "-I", os.path.join(out, "include"), "-I", TORCH_INCLUDE,
-                        unit], capture_output=True, text=True)
+    r = subprocess.run([cxx, "-std=" + std, "-fsyntax-only", "-I", os.path.join(out, "include"), "-I", include,
+                        "-I", api_include, unit], capture_output=True, text=True)
     took = time.monotonic() - start
     if r.returncode != 0:
         errors = [l for l in r.stderr.splitlines() if "error" in l]

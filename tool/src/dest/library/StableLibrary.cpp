@@ -40,12 +40,13 @@ $decl$ {
 // The C++ API of one operator: its arguments on a stack of StableIValues (max(arguments, returns)
 // long), the call, its returns taken off the stack.
 //   $schema$ the schema, $decl$ the function's head, $size$ the stack's size, $values$ the arguments
-//   as StableIValues, $qualified$ "NS::op", $overload$ the overload name, $returns$ the return statement
+//   as StableIValues, $qualified$ "NS::op", $overload$ the overload name, $returns$ the return
+//   statement, $check$ the error check of the headers (LibtorchFacts::stableErrorCheck)
 constexpr std::string_view kFunction = R"cc(
 // $schema$
 inline $decl$ {
   std::array<StableIValue, $size$> stack{$values$};
-  STABLE_TORCH_ERROR_CODE_CHECK(torch_call_dispatcher("$qualified$", "$overload$", stack.data(), TORCH_ABI_VERSION));
+  $check$(torch_call_dispatcher("$qualified$", "$overload$", stack.data(), TORCH_ABI_VERSION));
   $returns$
 }
 )cc";
@@ -74,6 +75,7 @@ std::optional<api::StableSignature> signatureOf(const EmitContext& ctx, const mo
 
 std::vector<std::string> functionDefinitions(const EmitContext& ctx, const std::string& ns, api::StableAbi abi) {
   std::vector<std::string> out;
+  const std::string check = ctx.libtorch().stableErrorCheck ? "STABLE_TORCH_ERROR_CODE_CHECK" : "TORCH_ERROR_CODE_CHECK";
   for (const model::NativeFunction* f : ctx.ops.functions()) {
     if (api::stableCallProblem(f->func)) continue;  // (warned at its entry: gen/Library.cpp)
     const std::optional<api::StableSignature> sig = signatureOf(ctx, *f, abi);
@@ -93,7 +95,8 @@ std::vector<std::string> functionDefinitions(const EmitContext& ctx, const std::
                                                    {"values", support::join(values, ", ")},
                                                    {"qualified", ns + "::" + f->func.name.name.str()},
                                                    {"overload", f->func.name.overloadName},
-                                                   {"returns", returns}}));
+                                                   {"returns", returns},
+                                                   {"check", check}}));
   }
   return out;
 }
