@@ -455,7 +455,7 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
     # AOTI_SHIMS on a libtorch without the AOTInductor shim helpers the shims need (1.13, 2.6): said
     # at configure time (test_projects/aoti builds them where they are).
     torch_paths
-    if ! find "$torch_include/" -path '*/aoti_torch/utils.h' \
+    if ! find -L "$torch_include/" -path '*/aoti_torch/utils.h' \
          -exec grep -l resolve_tensor_dispatch_flags {} + 2>/dev/null | grep -q .; then
       expect_configure_error "AOTI_SHIMS on an older libtorch" \
         "add_operator_library(bad): AOTI_SHIMS needs a libtorch whose AOTInductor shim helpers" \
@@ -687,7 +687,7 @@ $yaml:30:3: error: in 'box_area': kernel 'box_area' (CompositeImplicitAutograd) 
     for type in STATIC MODULE; do
       echo "== a $type library (STATIC: the C++ tests; MODULE: the Python test)"
       other=$work/build-$type
-      cmake -S "$work/src" -B "$other" -G "$generator" -DCMAKE_PREFIX_PATH="$where" "${launcher[@]}" \
+      cmake -S "$work/src" -B "$other" -G "$generator" -DCMAKE_PREFIX_PATH="$where" -DPYTHON3="$python" "${launcher[@]}" \
         -DHOSTDEV_LIBRARY_TYPE=$type >/dev/null
       cmake --build "$other" -j "$jobs" >/dev/null
       case $type in
