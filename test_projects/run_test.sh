@@ -461,6 +461,16 @@ print("python: vision.box_area from the installed package:", out.tolist())' || f
         "add_operator_library(bad): AOTI_SHIMS needs a libtorch whose AOTInductor shim helpers" \
         "add_operator_library(bad YAML ops.yaml NAMESPACE badaoti AOTI_SHIMS)"
     fi
+    # pip's PyTorch found through torch.utils.cmake_prefix_path alone, on a machine whose system
+    # folders have another libtorch (the host's Debian libtorch-dev): find_package(Torch) takes that
+    # one's libtorch.so and libc10.so with pip's headers, and add_operator_library says so.
+    if [[ -n ${VIRTUAL_ENV:-} && -n $(ls /usr/lib/*/libtorch.so /usr/lib/libtorch.so 2>/dev/null) ]]; then
+      share=$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+      CMAKE_PREFIX_PATH=$share expect_configure_error "a PyTorch found in pieces" \
+        "add_operator_library(vision): find_package(Torch) found the PyTorch in $(dirname "$(dirname "$share")")" ""
+      tr -s ' \n' '  ' <"$work/out.log" | grep -qE "but took TORCH_LIBRARY=/usr/lib/[^ ]*libtorch\.so" ||
+        { cat "$work/out.log"; fail "the system's libtorch.so is not named"; }
+    fi
     # What must be one library's alone: its namespace, its OUTPUT_DIR (in the project and across
     # build trees).
     expect_configure_error "two libraries, one namespace" \

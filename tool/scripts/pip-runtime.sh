@@ -5,7 +5,7 @@
 # mirrors) and cached outside any build folder.
 #
 #   pip-runtime.sh SPEC ensure      make the environment unless it is there and its PyTorch imports
-#                                   (4-5 GB, 2-5 minutes: pip's download and install shown as
+#                                   (5-7 GB, about 2 minutes here: pip's downloads shown as
 #                                   progress), print its path
 #   pip-runtime.sh SPEC check       exit 0 if it is there, else 77 (ctest's "skipped") with the reason
 #   pip-runtime.sh SPEC run CMD [ARG]...
@@ -61,7 +61,7 @@ ensure() {
     rm -rf "$env_dir"
     "$python" -m venv "$env_dir" >"$log_file" 2>&1 || { cat "$log_file" >&2; exit 1; }
   fi
-  echo "pip-runtime: installing ${packages[*]} into $env_dir with pip (4-5 GB with NVIDIA's packages; log: $log_file)" >&2
+  echo "pip-runtime: installing ${packages[*]} into $env_dir with pip (5-7 GB with NVIDIA's packages; log: $log_file)" >&2
   # pip's own lines, one per package collected and downloaded, are the progress (no bars: not a
   # terminal under ctest); its wheel cache is left off: the environment is the cache.
   local status=0
