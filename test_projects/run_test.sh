@@ -101,14 +101,17 @@ if [[ $mode == cuda && ${5:-} != cpu ]]; then
   skip() { echo "skipped: $*"; exit 77; }
   [[ $5 == gpu ]] && python=$(command -v python3)  # (run_on_gpu.sh: the GPU machine's python3, pip's PyTorch)
   command -v "${CUDACXX:-nvcc}" >/dev/null || skip "no CUDA toolkit (${CUDACXX:-nvcc} is not on PATH; CUDACXX names another)"
-  torch_cuda=$("$python" -c 'import torch; print(torch.version.cuda or "")' 2>/dev/null) || true
+  if [[ $5 == gpu ]]; then
+    command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "no NVIDIA GPU (nvidia-smi lists none)"
+  fi
+  torch_cuda=$("$python" -c 'import torch; print(torch.version.cuda or "")' 2>/dev/null) ||
+    skip "$python cannot import torch (the CUDA half needs a PyTorch with CUDA)"
   [[ -n $torch_cuda ]] || skip "$python's PyTorch is not built with CUDA (torch.version.cuda is None)"
   nvcc_cuda=$("${CUDACXX:-nvcc}" --version | grep -oE 'release [0-9]+\.[0-9]+' | cut -d' ' -f2)
   # CUDA's minor releases are compatible; a major one is not (PyTorch's extensions refuse it too).
   [[ ${nvcc_cuda%%.*} == "${torch_cuda%%.*}" ]] ||
     fail "nvcc is CUDA $nvcc_cuda, PyTorch $("$python" -c 'import torch; print(torch.__version__)') is built with CUDA $torch_cuda: another major release"
   if [[ $5 == gpu ]]; then
-    command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "no NVIDIA GPU (nvidia-smi lists none)"
     "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
       skip "$python's PyTorch sees no GPU (torch.cuda.is_available() is not True)"
   fi
