@@ -108,12 +108,12 @@ check() {
 
 run() {
   [[ $# -gt 0 ]] || usage
-  ready && usable || check
   local prefix
   # PyTorch's own folder: find_package(Torch) finds its share/cmake/Torch there, and find_library
   # its lib/ before the system's folders, where another PyTorch may be (Debian's libtorch-dev on the
-  # host; see add_operator_library's check).
-  prefix=$("$env_dir/bin/python3" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+  # host; see add_operator_library's check). The same import as `usable`, once.
+  ready && prefix=$("$env_dir/bin/python3" -c 'import os, torch, numpy, expecttest; print(os.path.dirname(torch.__file__))' 2>/dev/null) ||
+    check
   export VIRTUAL_ENV=$env_dir PATH=$env_dir/bin:$PATH
   export CMAKE_PREFIX_PATH=$prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
   # (the build configuration without the system's library folder: see ensure)
